@@ -1,0 +1,93 @@
+"""Located messages that parsers collect instead of printing or raising."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Level(enum.Enum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    level: Level
+    message: str
+    file: str = ""
+    pointer: str = ""
+    line: int | None = None
+    hint: str = ""
+
+    def location(self) -> str:
+        where = self.file
+        if self.pointer:
+            where += "#" + self.pointer
+        if self.line is not None:
+            where += f" (line {self.line})"
+        return where
+
+    def __str__(self) -> str:
+        text = f"{self.level.value}: "
+        location = self.location()
+        if location:
+            text += f"{location}: "
+        text += self.message
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+
+@dataclass(slots=True)
+class Diagnostics:
+    """Collector handed through a parse; `items` keep insertion order."""
+
+    file: str = ""
+    items: list[Diagnostic] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)  # JSON pointer -> source line
+
+    def add(self, level: Level, message: str, pointer: str = "", hint: str = "") -> None:
+        self.items.append(
+            Diagnostic(level, message, self.file, pointer, self.line_of(pointer), hint)
+        )
+
+    def info(self, message: str, pointer: str = "", hint: str = "") -> None:
+        self.add(Level.INFO, message, pointer, hint)
+
+    def warning(self, message: str, pointer: str = "", hint: str = "") -> None:
+        self.add(Level.WARNING, message, pointer, hint)
+
+    def error(self, message: str, pointer: str = "", hint: str = "") -> None:
+        self.add(Level.ERROR, message, pointer, hint)
+
+    def line_of(self, pointer: str) -> int | None:
+        """Line of the nearest enclosing node whose line is known."""
+        while pointer:
+            if pointer in self.lines:
+                return self.lines[pointer]
+            pointer = pointer.rpartition("/")[0]
+        return None
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.level is Level.ERROR for d in self.items)
+
+
+class GenerationError(Exception):
+    """Generation stopped before writing; carries every diagnostic collected so far."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        errors = [str(d) for d in diagnostics if d.level is Level.ERROR]
+        super().__init__("\n".join(errors) or "generation failed")
+
+
+def pointer_escape(token: str) -> str:
+    """One JSON pointer token (RFC 6901)."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def join_pointer(base: str, *tokens: str | int) -> str:
+    return base + "".join("/" + pointer_escape(str(t)) for t in tokens)

@@ -1,0 +1,159 @@
+"""The intermediate model every source produces and every template reads.
+
+Frozen dataclasses, tuples and plain-dict JSON Schemas: no OpenAPI or Python-source
+object passes a parser. Derived facts are computed by the parser, not in templates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+JsonSchema = dict[str, Any]
+ParamLocation = Literal["path", "query", "header", "cookie"]
+ResponseKind = Literal["json", "text", "binary", "empty"]
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a node came from: a file and a JSON pointer (or a line for Python sources)."""
+
+    file: str
+    pointer: str = ""
+    line: int | None = None
+
+    def __str__(self) -> str:
+        text = self.file + (f"#{self.pointer}" if self.pointer else "")
+        return text + (f":{self.line}" if self.line is not None and not self.pointer else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Annotations:
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpParam:
+    """One request parameter: its wire name, where it goes and its tool argument."""
+
+    name: str
+    argument: str
+    location: ParamLocation
+    required: bool
+    style: str
+    explode: bool
+    python_name: str
+    python_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class BodyField:
+    """A top-level property of an object request body, exposed as its own argument."""
+
+    name: str
+    argument: str
+    required: bool
+    python_name: str
+    python_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class HttpBody:
+    """The request body. `fields` set: properties flattened into arguments; else the
+    whole body is the single argument `argument`."""
+
+    content_type: str
+    required: bool
+    fields: tuple[BodyField, ...]
+    argument: str | None
+    python_name: str | None
+    python_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRoute:
+    method: str
+    path: str
+    params: tuple[HttpParam, ...]
+    body: HttpBody | None
+    security: tuple[tuple[str, ...], ...]  # alternatives; each a set of scheme names
+    response_kind: ResponseKind
+    response_type: str  # Python annotation of the typed function's return value
+    response_model: str | None  # model class to parse JSON into, when there is one
+    response_model_module: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PythonCall:
+    """A function of the user's module that a tool calls."""
+
+    module: str
+    function: str
+    is_async: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    title: str | None
+    description: str
+    input_schema: JsonSchema
+    output_schema: JsonSchema | None
+    wraps_result: bool  # structuredContent is {"result": value}
+    annotations: Annotations
+    origin: Origin
+    python_name: str  # identifier of the typed function for this tool
+    route: HttpRoute | None = None
+    call: PythonCall | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SecurityScheme:
+    """How one credential reaches the upstream, and the env vars that hold it."""
+
+    name: str
+    kind: Literal["apiKey", "bearer", "basic"]
+    location: Literal["header", "query", "cookie"]
+    parameter: str  # header/query/cookie name (Authorization for bearer/basic)
+    env_vars: tuple[str, ...]  # one, or (USERNAME, PASSWORD) for basic
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class EnvVar:
+    name: str
+    description: str
+    default: str | None = None
+    secret: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ModelModule:
+    """One generated module of pydantic models (relative path under models/)."""
+
+    path: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """Everything needed to render one generated server package."""
+
+    name: str  # slug, also the console script
+    package: str  # Python package name
+    env_prefix: str
+    title: str
+    description: str
+    version: str
+    source_kind: Literal["openapi", "python"]
+    source_file: str
+    tools: tuple[Tool, ...]
+    base_url: str | None
+    security_schemes: tuple[SecurityScheme, ...]
+    env_vars: tuple[EnvVar, ...]
+    models: tuple[ModelModule, ...] = ()
+    extra_dependencies: tuple[str, ...] = ()
+    copied_files: tuple[tuple[str, str], ...] = ()  # (relative path in package, text)

@@ -1,0 +1,184 @@
+"""Every identifier, tool-name, env-var and file-name rule, in one place."""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import keyword
+import re
+import unicodedata
+from dataclasses import dataclass
+
+DEFAULT_MAX_TOOL_NAME = 64
+MCP_MAX_TOOL_NAME = 128
+_HASH_LEN = 6
+_INVALID_TOOL_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
+_PROPERTY_OK = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins))
+
+
+def ascii_fold(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+
+
+def slug(text: str) -> str:
+    """`Swagger Petstore v2!` -> `swagger-petstore-v2`; empty input gives `server`."""
+    words = re.split(r"[^a-z0-9]+", ascii_fold(text).lower())
+    return "-".join(w for w in words if w) or "server"
+
+
+def _split_words(text: str) -> str:
+    return _WORD_BOUNDARY.sub(" ", text)
+
+
+def snake(text: str) -> str:
+    """`getPetById` -> `get_pet_by_id`; `X-Rate-Limit` -> `x_rate_limit`."""
+    words = _NON_IDENT.split(_split_words(ascii_fold(text)).replace("_", " "))
+    return "_".join(w.lower() for w in " ".join(words).split())
+
+
+def python_identifier(text: str, fallback: str = "value") -> str:
+    """A valid, non-reserved snake_case identifier: keywords and builtins get a trailing `_`."""
+    ident = snake(text) or fallback
+    if ident[0].isdigit():
+        ident = f"{fallback}_{ident}"
+    if ident in _RESERVED:
+        ident += "_"
+    return ident
+
+
+def class_name(text: str) -> str:
+    words = snake(text).split("_")
+    ident = "".join(w[:1].upper() + w[1:] for w in words if w) or "Model"
+    return ident if not ident[0].isdigit() else f"Model{ident}"
+
+
+def package_name(server_name: str) -> str:
+    return python_identifier(server_name.replace("-", "_"), "server").rstrip("_") + "_mcp"
+
+
+def distribution_name(server_name: str) -> str:
+    return f"{server_name}-mcp"
+
+
+def env_prefix(server_name: str) -> str:
+    return env_name(server_name) or "SERVER"
+
+
+def env_name(text: str) -> str:
+    """`apiKey` -> `API_KEY`; `petstore_auth` -> `PETSTORE_AUTH`."""
+    return snake(text).upper()
+
+
+def short_hash(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:_HASH_LEN]
+
+
+def property_name(name: str) -> str:
+    """A tool-argument name strict clients accept (`^[A-Za-z0-9_.-]{1,64}$`)."""
+    if _PROPERTY_OK.match(name):
+        return name
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_fold(name)).strip("_") or "arg"
+    if len(cleaned) > 64:
+        cleaned = cleaned[: 64 - _HASH_LEN - 1] + "_" + short_hash(name)
+    return cleaned
+
+
+@dataclass(frozen=True, slots=True)
+class ToolNameRequest:
+    """One operation asking for a tool name. `key` identifies it stably (e.g. `GET /pets`)."""
+
+    key: str
+    wanted: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolName:
+    key: str
+    name: str
+    reason: str  # empty when the wanted name was kept
+
+
+def _clean_tool_name(wanted: str) -> str:
+    cleaned = _INVALID_TOOL_CHARS.sub("_", ascii_fold(wanted)).strip("_-")
+    cleaned = re.sub(r"_{2,}", "_", cleaned)
+    if not cleaned:
+        return "tool"
+    if not cleaned[0].isalpha():
+        cleaned = "op_" + cleaned
+    return cleaned
+
+
+def _with_suffix(base: str, key: str, max_length: int, length: int = _HASH_LEN) -> str:
+    suffix = "_" + short_hash(key)[:length] if length <= _HASH_LEN else "_" + hashlib.sha256(key.encode()).hexdigest()[:length]
+    keep = max(1, max_length - len(suffix))
+    if len(suffix) >= max_length:  # tiny budgets: the hash alone, still starting with a letter
+        return ("t" + short_hash(key))[:max_length]
+    return base[:keep].rstrip("_-") + suffix
+
+
+def assign_tool_names(requests: list[ToolNameRequest], max_length: int = DEFAULT_MAX_TOOL_NAME) -> list[ToolName]:
+    """Compliant, unique, order-independent tool names.
+
+    A name that had to be cleaned keeps its cleaned form; one that is too long, or
+    collides with another, gets a suffix hashed from its operation key, so adding or
+    reordering operations never renames the others.
+    """
+    if not 1 <= max_length <= MCP_MAX_TOOL_NAME:
+        raise ValueError(f"max tool name length must be 1-{MCP_MAX_TOOL_NAME}, got {max_length}")
+    cleaned = {r.key: _clean_tool_name(r.wanted) for r in requests}
+    by_name: dict[str, list[ToolNameRequest]] = {}
+    for r in requests:
+        by_name.setdefault(cleaned[r.key], []).append(r)
+
+    result: dict[str, ToolName] = {}
+    for name, group in by_name.items():
+        # The one operation whose own name is exactly `name` keeps it; others take a hash.
+        exact = [r for r in group if r.wanted == name]
+        keeper = exact[0] if len(exact) == 1 and len(name) <= max_length else None
+        for r in group:
+            reasons = []
+            if cleaned[r.key] != r.wanted:
+                reasons.append("characters outside [A-Za-z0-9_-] or a leading non-letter")
+            final = cleaned[r.key]
+            if r is not keeper and len(group) > 1:
+                final = _with_suffix(final, r.key, max_length)
+                reasons.append(f"collides with {len(group) - 1} other operation(s) named {name!r}")
+            elif len(final) > max_length:
+                final = _with_suffix(final, r.key, max_length)
+                reasons.append(f"longer than {max_length} characters")
+            result[r.key] = ToolName(r.key, final, "; ".join(reasons))
+
+    # Hash suffixes can (very rarely) collide with each other or with a kept name.
+    taken: dict[str, str] = {}
+    for r in sorted(requests, key=lambda r: r.key):
+        tn = result[r.key]
+        length = _HASH_LEN
+        name = tn.name
+        while name in taken:
+            length += 2
+            name = _with_suffix(cleaned[r.key], r.key, max_length, length)
+        taken[name] = r.key
+        if name != tn.name:
+            result[r.key] = ToolName(r.key, name, (tn.reason + "; " if tn.reason else "") + "hash collision")
+    return [result[r.key] for r in requests]
+
+
+def unique_identifiers(names: list[str], reserved: frozenset[str] = frozenset()) -> list[str]:
+    """Python identifiers for a list of labels, unique among themselves and `reserved`.
+
+    Clashes get a deterministic `_2`, `_3`... in list order: only used for function
+    parameters, whose order is fixed by the parser.
+    """
+    seen = set(reserved)
+    out = []
+    for label in names:
+        base = python_identifier(label)
+        ident, n = base, 2
+        while ident in seen:
+            ident, n = f"{base}_{n}", n + 1
+        seen.add(ident)
+        out.append(ident)
+    return out
