@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -46,12 +47,12 @@ class Diagnostics:
 
     file: str = ""
     items: list[Diagnostic] = field(default_factory=list)
-    lines: dict[str, int] = field(default_factory=dict)  # JSON pointer -> source line
+    # JSON pointer -> source line; set by the document loader, consulted only on report
+    line_resolver: Callable[[str], int | None] | None = None
 
     def add(self, level: Level, message: str, pointer: str = "", hint: str = "") -> None:
-        self.items.append(
-            Diagnostic(level, message, self.file, pointer, self.line_of(pointer), hint)
-        )
+        line = self.line_resolver(pointer) if self.line_resolver and pointer else None
+        self.items.append(Diagnostic(level, message, self.file, pointer, line, hint))
 
     def info(self, message: str, pointer: str = "", hint: str = "") -> None:
         self.add(Level.INFO, message, pointer, hint)
@@ -61,14 +62,6 @@ class Diagnostics:
 
     def error(self, message: str, pointer: str = "", hint: str = "") -> None:
         self.add(Level.ERROR, message, pointer, hint)
-
-    def line_of(self, pointer: str) -> int | None:
-        """Line of the nearest enclosing node whose line is known."""
-        while pointer:
-            if pointer in self.lines:
-                return self.lines[pointer]
-            pointer = pointer.rpartition("/")[0]
-        return None
 
     @property
     def has_errors(self) -> bool:

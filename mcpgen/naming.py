@@ -182,3 +182,15 @@ def unique_identifiers(names: list[str], reserved: frozenset[str] = frozenset())
         seen.add(ident)
         out.append(ident)
     return out
+
+
+def package_version(text: str) -> str:
+    """A PEP 440 version for the generated pyproject (`v1.2`, `2023-01-01`, `1.0-beta` are common)."""
+    from packaging.version import InvalidVersion, Version
+
+    candidate = text.strip().lstrip("vV")
+    try:
+        return str(Version(candidate))
+    except InvalidVersion:
+        numbers = re.findall(r"\d+", candidate)
+        return ".".join(str(int(n)) for n in numbers[:3]) if numbers else "0.1.0"

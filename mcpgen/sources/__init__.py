@@ -1,0 +1,1 @@
+"""Sources: each turns one kind of input into an `ir.Project`."""

@@ -1,0 +1,642 @@
+"""OpenAPI 3.0 / 3.1 → IR. The only importer of openapi-pydantic.
+
+Each operation is validated on its own, so one malformed operation is dropped with a
+located warning while the rest of the spec is generated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from mcpgen import naming
+from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
+from mcpgen.ir import (
+    Annotations,
+    BodyField,
+    EnvVar,
+    HttpBody,
+    HttpParam,
+    HttpRoute,
+    JsonSchema,
+    Origin,
+    Project,
+    ResponseKind,
+    SecurityScheme,
+    Tool,
+)
+from mcpgen.schemas import (
+    ModelIndex,
+    SchemaConverter,
+    generate_models,
+    hoist_defs,
+    is_object_schema,
+    merge_all_of,
+)
+from mcpgen.sources.document import load_document
+
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+_LOCATION_ORDER = {"path": 0, "query": 1, "header": 2, "cookie": 3, "body": 4}
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+_MAX_DESCRIPTION = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class OpenApiOptions:
+    name: str | None = None
+    max_name_length: int = naming.DEFAULT_MAX_TOOL_NAME
+    models: bool = True
+
+
+def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
+    document = load_document(path, diagnostics)
+    if not isinstance(document, dict):
+        diagnostics.error("the document is not a mapping", hint="an OpenAPI document is a JSON/YAML object")
+        raise GenerationError(diagnostics.items)
+    return _Parser(path, document, options, diagnostics).project()
+
+
+class _Parser:
+    def __init__(self, path: Path, document: dict[str, Any], options: OpenApiOptions, diagnostics: Diagnostics):
+        self.path = path
+        self.doc = document
+        self.options = options
+        self.diag = diagnostics
+        self.version = self._version()
+        self.openapi_30 = self.version.startswith("3.0")
+        self.converter = SchemaConverter(self.resolve, self.openapi_30, self._warn)
+        self.models = self._version_models()
+
+    # -- document level ------------------------------------------------------
+
+    def _version(self) -> str:
+        version = self.doc.get("openapi")
+        if "swagger" in self.doc:
+            self.diag.error(
+                f"Swagger {self.doc.get('swagger')} is not supported",
+                "/swagger",
+                "convert it to OpenAPI 3 first, e.g. with swagger2openapi",
+            )
+            raise GenerationError(self.diag.items)
+        if not isinstance(version, str) or not re.match(r"^3\.[01]\.\d+", version):
+            self.diag.error(
+                f"unsupported or missing `openapi` version: {version!r}",
+                "/openapi" if version is not None else "",
+                "mcpgen reads OpenAPI 3.0.x and 3.1.x",
+            )
+            raise GenerationError(self.diag.items)
+        return version
+
+    def _version_models(self) -> Any:
+        if self.openapi_30:
+            import openapi_pydantic.v3.v3_0 as models
+        else:
+            import openapi_pydantic.v3.v3_1 as models
+        return models
+
+    def _warn(self, message: str, pointer: str) -> None:
+        self.diag.warning(message, pointer)
+
+    def resolve(self, ref: str) -> Any:
+        """The node a local `#/...` reference points at; KeyError if none."""
+        node: Any = self.doc
+        for token in ref[2:].split("/") if ref != "#" else []:
+            token = token.replace("~1", "/").replace("~0", "~")
+            token = _unquote(token)
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                raise KeyError(ref)
+        return node
+
+    def deref(self, node: Any, pointer: str) -> tuple[Any, str]:
+        """Follow `$ref` chains of non-schema objects (parameters, bodies, responses)."""
+        seen: set[str] = set()
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if ref in seen or not ref.startswith("#/"):
+                self._warn(f"cannot follow $ref {ref!r}", pointer)
+                return {}, pointer
+            seen.add(ref)
+            try:
+                node, pointer = self.resolve(ref), ref[1:]
+            except KeyError:
+                self._warn(f"$ref {ref!r} points at nothing", pointer)
+                return {}, pointer
+        return node, pointer
+
+    def project(self) -> Project:
+        info = self.doc.get("info") if isinstance(self.doc.get("info"), dict) else {}
+        if not info:
+            self.diag.warning("missing `info`", "/info")
+        title = str(info.get("title") or self.path.stem)
+        name = naming.slug(self.options.name) if self.options.name else naming.slug(title)
+        prefix = naming.env_prefix(name)
+        schemes = self._security_schemes(prefix)
+        operations = self._operations()
+        names = naming.assign_tool_names(
+            [naming.ToolNameRequest(op.key, op.wanted_name) for op in operations], self.options.max_name_length
+        )
+        model_index = self._models()
+        tools = []
+        used_python_names: set[str] = set()
+        for op, tool_name in zip(operations, names, strict=True):
+            if tool_name.reason:
+                self.diag.info(f"tool {op.wanted_name!r} renamed to {tool_name.name!r}: {tool_name.reason}", op.pointer)
+            tool = self._tool(op, tool_name.name, schemes, model_index, used_python_names)
+            if tool is not None:
+                tools.append(tool)
+        base_url = self._base_url()
+        env_vars = [EnvVar(f"{prefix}_BASE_URL", "Base URL of the API", base_url)]
+        for scheme in schemes.values():
+            for var in scheme.env_vars:
+                env_vars.append(EnvVar(var, scheme.description, None, secret=True))
+        return Project(
+            name=name,
+            package=naming.package_name(name),
+            env_prefix=prefix,
+            title=title,
+            description=str(info.get("description") or ""),
+            version=str(info.get("version") or "0.1.0"),
+            source_kind="openapi",
+            source_file=self.path.name,
+            tools=tuple(tools),
+            base_url=base_url,
+            security_schemes=tuple(schemes.values()),
+            env_vars=tuple(env_vars),
+            models=model_index.modules,
+        )
+
+    def _base_url(self) -> str | None:
+        servers = self.doc.get("servers")
+        if not isinstance(servers, list) or not servers or not isinstance(servers[0], dict):
+            return None
+        url = str(servers[0].get("url") or "")
+        variables = servers[0].get("variables") or {}
+        for var, spec in variables.items() if isinstance(variables, dict) else []:
+            default = spec.get("default") if isinstance(spec, dict) else None
+            if default is not None:
+                url = url.replace("{" + var + "}", str(default))
+        if "{" in url:
+            self._warn(f"server URL {url!r} has variables without defaults", "/servers/0/url")
+        return url.rstrip("/") or None
+
+    def _security_schemes(self, prefix: str) -> dict[str, SecurityScheme]:
+        raw = (self.doc.get("components") or {}).get("securitySchemes") or {}
+        schemes: dict[str, SecurityScheme] = {}
+        for name, node in raw.items() if isinstance(raw, dict) else []:
+            pointer = join_pointer("/components/securitySchemes", name)
+            node, pointer = self.deref(node, pointer)
+            try:
+                self.models.SecurityScheme.model_validate(node)
+            except ValidationError as exc:
+                self._warn(f"invalid security scheme {name!r}: {_first_error(exc)}", pointer)
+                continue
+            scheme = self._security_scheme(name, node, prefix, pointer)
+            if scheme is not None:
+                schemes[name] = scheme
+        return schemes
+
+    def _security_scheme(self, name: str, node: dict[str, Any], prefix: str, pointer: str) -> SecurityScheme | None:
+        var = f"{prefix}_{naming.env_name(name) or 'CREDENTIAL'}"
+        if var == f"{prefix}_BASE_URL":
+            var += "_CREDENTIAL"
+        kind = node.get("type")
+        described = str(node.get("description") or "")
+        if kind == "apiKey" and node.get("in") in ("header", "query", "cookie"):
+            text = described or f"API key sent in {node['in']} {node.get('name')!r}"
+            return SecurityScheme(name, "apiKey", node["in"], str(node.get("name")), (var,), text)
+        if kind == "http" and str(node.get("scheme", "")).lower() == "bearer":
+            return SecurityScheme(name, "bearer", "header", "Authorization", (var,), described or "Bearer token")
+        if kind == "http" and str(node.get("scheme", "")).lower() == "basic":
+            return SecurityScheme(
+                name, "basic", "header", "Authorization", (f"{var}_USERNAME", f"{var}_PASSWORD"),
+                described or "HTTP basic credentials",
+            )
+        if kind in ("oauth2", "openIdConnect"):
+            # Token acquisition is out of scope; a token obtained elsewhere is sent as Bearer.
+            text = described or f"{kind} access token, sent as a Bearer token"
+            return SecurityScheme(name, "bearer", "header", "Authorization", (var,), text)
+        self._warn(f"security scheme {name!r} of type {kind!r} is not supported; ignored", pointer)
+        return None
+
+    def _models(self) -> ModelIndex:
+        if not self.options.models:
+            return ModelIndex((), {})
+        try:
+            return generate_models(self.doc)
+        except Exception as exc:  # noqa: BLE001 - a third-party generator on messy input
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self._warn(
+                f"typed models could not be generated ({type(exc).__name__}: {message[:300]}); "
+                "typed functions return plain JSON",
+                "/components/schemas",
+            )
+            return ModelIndex((), {})
+
+    # -- operations ----------------------------------------------------------
+
+    def _operations(self) -> list[_Operation]:
+        paths = self.doc.get("paths")
+        if not isinstance(paths, dict):
+            self._warn("no `paths`: the server will have no tools", "/paths")
+            return []
+        operations = []
+        for path, item in paths.items():
+            item_pointer = join_pointer("/paths", path)
+            item, item_pointer = self.deref(item, item_pointer)
+            if not isinstance(item, dict):
+                self._warn("path item is not an object; skipped", item_pointer)
+                continue
+            for method, node in item.items():
+                if method not in METHODS or node is None:
+                    continue
+                pointer = join_pointer(item_pointer, method)
+                if not isinstance(node, dict):
+                    self._warn("operation is not an object; skipped", pointer)
+                    continue
+                try:
+                    self.models.Operation.model_validate(node)
+                except ValidationError as exc:
+                    self._warn(f"invalid operation, skipped: {_first_error(exc)}", pointer)
+                    continue
+                op_id = node.get("operationId")
+                wanted = op_id if isinstance(op_id, str) and op_id.strip() else f"{method}_{path}"
+                operations.append(_Operation(f"{method.upper()} {path}", wanted, path, method, node, item, pointer))
+        return operations
+
+    def _tool(
+        self,
+        op: _Operation,
+        name: str,
+        schemes: dict[str, SecurityScheme],
+        models: ModelIndex,
+        used_python_names: set[str],
+    ) -> Tool | None:
+        params = self._parameters(op)
+        if params is None:
+            return None
+        body = self._body(op)
+        if body is False:
+            return None
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        defs: dict[str, Any] = {}
+        taken: set[str] = set()
+        http_params = []
+        for location, wire, schema, is_required, style, explode in params:
+            argument = self._argument_name(wire, location, taken, op)
+            schema, schema_defs = hoist_defs(schema)
+            defs.update(schema_defs)
+            properties[argument] = schema
+            if is_required:
+                required.append(argument)
+            http_params.append((argument, location, wire, is_required, style, explode, schema))
+        http_body = None
+        if body is not None:
+            content_type, body_schema, body_required, flatten = body
+            body_schema, schema_defs = hoist_defs(body_schema)
+            defs.update(schema_defs)
+            if flatten:
+                fields = []
+                body_required_props = set(body_schema.get("required", []))
+                for prop, prop_schema in body_schema.get("properties", {}).items():
+                    argument = self._argument_name(prop, "body", taken, op)
+                    properties[argument] = prop_schema
+                    is_required = body_required and prop in body_required_props
+                    if is_required:
+                        required.append(argument)
+                    fields.append((prop, argument, is_required, prop_schema))
+                http_body = (content_type, body_required, fields, None, body_schema)
+            else:
+                argument = self._argument_name("body", "body", taken, op)
+                properties[argument] = body_schema
+                if body_required:
+                    required.append(argument)
+                http_body = (content_type, body_required, [], argument, body_schema)
+
+        input_schema: JsonSchema = {"type": "object", "properties": properties}
+        if required:
+            input_schema["required"] = required
+        input_schema["additionalProperties"] = False
+        if defs:
+            input_schema["$defs"] = dict(sorted(defs.items()))
+
+        python_name = _unique(naming.python_identifier(name), used_python_names)
+        arg_idents = naming.unique_identifiers(
+            [p[0] for p in http_params] + ([f[1] for f in http_body[2]] if http_body else [])
+            + ([http_body[3]] if http_body and http_body[3] else []),
+            reserved=frozenset({"client"}),
+        )
+        idents = iter(arg_idents)
+        route_params = tuple(
+            HttpParam(wire, argument, location, is_required, style, explode, next(idents), python_type(schema, defs))
+            for argument, location, wire, is_required, style, explode, schema in http_params
+        )
+        route_body = None
+        if http_body is not None:
+            content_type, body_required, fields, whole, body_schema = http_body
+            route_fields = tuple(
+                BodyField(prop, argument, is_required, next(idents), python_type(prop_schema, defs))
+                for prop, argument, is_required, prop_schema in fields
+            )
+            route_body = HttpBody(
+                content_type, body_required, route_fields, whole,
+                next(idents) if whole else None, python_type(body_schema, defs) if whole else "Any",
+            )
+        output_schema, wraps, kind, response_type, response_model = self._response(op, models)
+        summary = _text(op.node.get("summary"))
+        description = self._description(op, summary)
+        method = op.method.upper()
+        return Tool(
+            name=name,
+            title=summary[:200] if summary else None,
+            description=description,
+            input_schema=input_schema,
+            output_schema=output_schema,
+            wraps_result=wraps,
+            annotations=Annotations(
+                read_only=True if method in ("GET", "HEAD") else None,
+                destructive=True if method == "DELETE" else None,
+                idempotent=True if method in ("PUT",) else None,
+                open_world=True,
+            ),
+            origin=Origin(self.path.name, op.pointer),
+            python_name=python_name,
+            route=HttpRoute(
+                method=method,
+                path=op.path,
+                params=route_params,
+                body=route_body,
+                security=self._security(op, schemes),
+                response_kind=kind,
+                response_type=response_type,
+                response_model=response_model[1] if response_model else None,
+                response_model_module=response_model[0] if response_model else None,
+            ),
+        )
+
+    def _description(self, op: _Operation, summary: str) -> str:
+        body = _text(op.node.get("description"))
+        parts = [p for p in (summary, body) if p]
+        if summary and body.startswith(summary):
+            parts = [body]
+        if op.node.get("deprecated") is True:
+            parts.append("Deprecated.")
+        parts.append(f"HTTP {op.method.upper()} {op.path}")
+        text = "\n\n".join(parts)
+        if len(text) > _MAX_DESCRIPTION:
+            text = text[: _MAX_DESCRIPTION - 1] + "…"
+        return text
+
+    def _argument_name(self, wire: str, location: str, taken: set[str], op: _Operation) -> str:
+        base = naming.property_name(wire)
+        argument = base if base not in taken else naming.property_name(f"{location}_{wire}")
+        n = 2
+        while argument in taken:
+            argument, n = f"{base}_{n}", n + 1
+        if argument != wire:
+            self.diag.info(f"{location} parameter {wire!r} is the tool argument {argument!r}", op.pointer)
+        taken.add(argument)
+        return argument
+
+    def _parameters(self, op: _Operation) -> list[tuple[str, str, JsonSchema, bool, str, bool]] | None:
+        """Path-item and operation parameters merged by (name, in), sorted by location."""
+        merged: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        item_pointer = op.pointer.rpartition("/")[0]
+        for owner, pointer in ((op.item, item_pointer), (op.node, op.pointer)):
+            raw = owner.get("parameters") or []
+            for i, node in enumerate(raw if isinstance(raw, list) else []):
+                node, p = self.deref(node, f"{pointer}/parameters/{i}")
+                if not isinstance(node, dict) or "name" not in node or "in" not in node:
+                    self._warn("parameter without `name` and `in`; ignored", p)
+                    continue
+                merged[(str(node["name"]), str(node["in"]))] = (node, p)
+        path_names = set(re.findall(r"{([^}/]+)}", op.path))
+        out = []
+        for (wire, location), (node, pointer) in merged.items():
+            if location not in _LOCATION_ORDER or location == "body":
+                self._warn(f"parameter location {location!r} is not supported; ignored", pointer)
+                continue
+            if location == "header" and wire.lower() in _IGNORED_HEADERS:
+                continue
+            if location == "path" and wire not in path_names:
+                self._warn(f"path parameter {wire!r} does not appear in the path; ignored", pointer)
+                continue
+            required = node.get("required") is True
+            if location == "path" and not required:
+                self._warn(f"path parameter {wire!r} must be required; treated as required", pointer)
+                required = True
+            schema = self._parameter_schema(node, pointer)
+            default_style = "form" if location in ("query", "cookie") else "simple"
+            style = str(node.get("style") or default_style)
+            explode = node.get("explode")
+            explode = bool(explode) if explode is not None else style == "form"
+            out.append((location, wire, schema, required, style, explode))
+        missing = path_names - {w for loc, w, *_ in out if loc == "path"}
+        if missing:
+            self._warn(f"path parameter(s) {sorted(missing)} are not declared; operation skipped", op.pointer)
+            return None
+        out.sort(key=lambda p: _LOCATION_ORDER[p[0]])
+        return out
+
+    def _parameter_schema(self, node: dict[str, Any], pointer: str) -> JsonSchema:
+        raw = node.get("schema")
+        raw_pointer = f"{pointer}/schema"
+        if raw is None and isinstance(node.get("content"), dict) and node["content"]:
+            media, media_node = next(iter(node["content"].items()))
+            raw = media_node.get("schema") if isinstance(media_node, dict) else None
+            raw_pointer = join_pointer(pointer, "content", media, "schema")
+        schema = self.converter.convert(raw if raw is not None else {"type": "string"}, raw_pointer, "request")
+        description = _text(node.get("description"))
+        if description and "description" not in schema:
+            schema = {"description": description, **schema}
+        if node.get("deprecated") is True:
+            schema["deprecated"] = True
+        return schema
+
+    def _body(self, op: _Operation) -> tuple[str, JsonSchema, bool, bool] | None | bool:
+        """(content type, schema, required, flatten) or None; False drops the operation."""
+        raw = op.node.get("requestBody")
+        if raw is None:
+            return None
+        node, pointer = self.deref(raw, f"{op.pointer}/requestBody")
+        content = node.get("content") if isinstance(node, dict) else None
+        if not isinstance(content, dict) or not content:
+            self._warn("request body without content; ignored", pointer)
+            return None
+        media = _pick_media_type(list(content))
+        if media is None:
+            self._warn(f"request body media types {sorted(content)} are not supported; operation skipped", pointer)
+            return False
+        media_node = content[media] if isinstance(content[media], dict) else {}
+        raw_schema = media_node.get("schema", {})
+        schema = self.converter.convert(raw_schema, join_pointer(pointer, "content", media, "schema"), "request")
+        if media.startswith("application/octet-stream"):
+            schema = {"type": "string", "contentEncoding": "base64", "description": "The body, base64-encoded"}
+        schema = merge_all_of(schema)
+        flatten = (
+            is_object_schema(schema)
+            and isinstance(schema.get("properties"), dict)
+            and bool(schema["properties"])
+            and _is_json_like(media)
+        )
+        return media, schema, node.get("required") is True, flatten
+
+    def _response(
+        self, op: _Operation, models: ModelIndex
+    ) -> tuple[JsonSchema | None, bool, ResponseKind, str, tuple[str, str] | None]:
+        responses = op.node.get("responses") or {}
+        success = sorted(str(code) for code in responses if re.fullmatch(r"2(\d\d|XX)", str(code)))
+        if not success:
+            return None, False, "json", "Any", None
+        code = success[0]
+        node, pointer = self.deref(responses[code] if code in responses else responses[int(code)], join_pointer(op.pointer, "responses", code))
+        content = node.get("content") if isinstance(node, dict) else None
+        if not isinstance(content, dict) or not content:
+            return None, False, "empty", "None", None
+        json_media = next((m for m in content if _is_json(m)), None)
+        if json_media is None:
+            media = next(iter(content))
+            kind: ResponseKind = "text" if media.startswith("text/") or media.endswith("+xml") or media.endswith("/xml") else "binary"
+            return None, False, kind, "str" if kind == "text" else "bytes", None
+        media_node = content[json_media] if isinstance(content[json_media], dict) else {}
+        raw = media_node.get("schema")
+        if raw is None:
+            return None, False, "json", "Any", None
+        schema = merge_all_of(self.converter.convert(raw, join_pointer(pointer, "content", json_media, "schema"), "response"))
+        model = _model_for(raw, models)
+        response_type = "Any"
+        if model is not None:
+            response_type = model[1]
+        elif isinstance(raw, dict) and raw.get("type") == "array" and isinstance(raw.get("items"), dict):
+            item = _model_for(raw["items"], models)
+            if item is not None:
+                model, response_type = item, f"list[{item[1]}]"
+        if is_object_schema(schema):
+            schema.setdefault("type", "object")
+            return schema, False, "json", response_type, model
+        inner, defs = hoist_defs(schema)
+        wrapped: JsonSchema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
+        if defs:
+            wrapped["$defs"] = defs
+        return wrapped, True, "json", response_type, model
+
+    def _security(self, op: _Operation, schemes: dict[str, SecurityScheme]) -> tuple[tuple[str, ...], ...]:
+        raw = op.node.get("security", self.doc.get("security"))
+        if not isinstance(raw, list):
+            return ()
+        alternatives = []
+        for requirement in raw:
+            if not isinstance(requirement, dict):
+                continue
+            names = tuple(sorted(requirement))
+            if all(n in schemes for n in names):
+                alternatives.append(names)
+        if not alternatives and raw and any(isinstance(r, dict) and r for r in raw):
+            self._warn("none of the operation's security requirements is supported; calls are sent without credentials", op.pointer)
+        return tuple(alternatives)
+
+
+@dataclass(frozen=True, slots=True)
+class _Operation:
+    key: str
+    wanted_name: str
+    path: str
+    method: str
+    node: dict[str, Any]
+    item: dict[str, Any]
+    pointer: str
+
+
+def python_type(schema: Any, defs: dict[str, Any], depth: int = 0) -> str:
+    """A Python annotation for a converted JSON Schema; `Any` where no simple type fits."""
+    if not isinstance(schema, dict) or depth > 4:
+        return "Any"
+    if "$ref" in schema:
+        return "Any"
+    kind = schema.get("type")
+    nullable = False
+    if isinstance(kind, list):
+        nullable = "null" in kind
+        rest = [k for k in kind if k != "null"]
+        kind = rest[0] if len(rest) == 1 else None
+    simple = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+    if kind in simple:
+        text = simple[kind]
+        if schema.get("contentEncoding") == "base64":
+            text = "str"
+    elif kind == "array":
+        text = f"list[{python_type(schema.get('items', {}), defs, depth + 1)}]"
+    elif kind == "object":
+        text = "dict[str, Any]"
+    else:
+        return "Any"
+    return f"{text} | None" if nullable else text
+
+
+def _model_for(raw: Any, models: ModelIndex) -> tuple[str, str] | None:
+    if isinstance(raw, dict) and isinstance(raw.get("$ref"), str) and raw["$ref"].startswith("#/components/schemas/"):
+        name = raw["$ref"].rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        located = models.classes.get(name)
+        if located is not None:
+            module = located[0][:-3].replace("/", ".")
+            return module, located[1]
+    return None
+
+
+def _pick_media_type(types: list[str]) -> str | None:
+    lowered = {t.split(";")[0].strip().lower(): t for t in types}
+    for preferred in ("application/json",):
+        if preferred in lowered:
+            return lowered[preferred]
+    for lower, original in lowered.items():
+        if _is_json(lower):
+            return original
+    for preferred in ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain", "application/octet-stream"):
+        if preferred in lowered:
+            return lowered[preferred]
+    for lower, original in lowered.items():
+        if lower.startswith("text/"):
+            return original
+    return None
+
+
+def _is_json(media: str) -> bool:
+    base = media.split(";")[0].strip().lower()
+    return base == "application/json" or base.endswith("+json") or base == "*/*"
+
+
+def _is_json_like(media: str) -> bool:
+    base = media.split(";")[0].strip().lower()
+    return _is_json(base) or base in ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _unquote(token: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(token)
+
+
+def _unique(ident: str, used: set[str]) -> str:
+    candidate, n = ident, 2
+    while candidate in used:
+        candidate, n = f"{ident}_{n}", n + 1
+    used.add(candidate)
+    return candidate
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = "/".join(str(x) for x in err.get("loc", ()))
+    return f"{where}: {err.get('msg')}" if where else str(err.get("msg"))
