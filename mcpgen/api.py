@@ -52,7 +52,8 @@ def emit(project: Project, diagnostics: list[Diagnostic], options: Options) -> R
         raise GenerationError(diagnostics)
     output = options.output or Path.cwd() / naming.distribution_name(project.name)
     check_target(output, options.force)  # fail fast, before the costly steps
-    files = format_files(render_project(project))
+    copied = frozenset(f"src/{project.package}/{relative}" for relative, _ in project.copied_files)
+    files = format_files(render_project(project), keep=copied)
     write_tree(output, files, options.force)
     return Result(project, output, files, diagnostics)
 

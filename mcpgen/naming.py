@@ -112,11 +112,11 @@ def _clean_tool_name(wanted: str) -> str:
 
 
 def _with_suffix(base: str, key: str, max_length: int, length: int = _HASH_LEN) -> str:
-    suffix = "_" + short_hash(key)[:length] if length <= _HASH_LEN else "_" + hashlib.sha256(key.encode()).hexdigest()[:length]
-    keep = max(1, max_length - len(suffix))
-    if len(suffix) >= max_length:  # tiny budgets: the hash alone, still starting with a letter
-        return ("t" + short_hash(key))[:max_length]
-    return base[:keep].rstrip("_-") + suffix
+    """`base` cut to fit, plus `_` and `length` hex digits hashed from `key`."""
+    digest = hashlib.sha256(key.encode()).hexdigest()[:length]
+    if length + 2 > max_length:  # tiny budgets: the hash alone, still starting with a letter
+        return ("t" + digest)[:max_length]
+    return base[: max_length - length - 1].rstrip("_-") + "_" + digest
 
 
 def assign_tool_names(requests: list[ToolNameRequest], max_length: int = DEFAULT_MAX_TOOL_NAME) -> list[ToolName]:
@@ -159,6 +159,8 @@ def assign_tool_names(requests: list[ToolNameRequest], max_length: int = DEFAULT
         name = tn.name
         while name in taken:
             length += 2
+            if length > 64:
+                raise ValueError(f"cannot give {len(requests)} tools unique names of at most {max_length} characters")
             name = _with_suffix(cleaned[r.key], r.key, max_length, length)
         taken[name] = r.key
         if name != tn.name:

@@ -20,11 +20,12 @@ class OutputExists(Exception):
     """The output directory exists, is not empty, and `force` was not given."""
 
 
-def format_files(files: dict[str, str]) -> dict[str, str]:
-    """black every Python file; raises black's error (with the file) if one is not valid Python."""
+def format_files(files: dict[str, str], keep: frozenset[str] = frozenset()) -> dict[str, str]:
+    """black every generated Python file (not those in `keep`, e.g. a user's copied module,
+    whose line numbers must match the original); raises if one is not valid Python."""
     out = {}
     for path, text in files.items():
-        if path.endswith(".py"):
+        if path.endswith(".py") and path not in keep:
             try:
                 text = black.format_str(text, mode=_MODE)
             except black.InvalidInput as exc:

@@ -18,7 +18,8 @@ from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12
 
 SKU_PATTERN = r"^[A-Z]{3}-\d{4}$"
 Sku = Annotated[
-    str, Field(pattern=SKU_PATTERN, description="Stock unit, e.g. BOL-0001.")
+    str,
+    Field(pattern=SKU_PATTERN, description="Stock unit, e.g. BOL-0001."),
 ]
 
 
@@ -208,7 +209,9 @@ def low_stock(thresholds: dict[str, int], default_threshold: int = 5) -> dict[st
 
 
 def tag_items(
-    skus: set[str], tags: tuple[str, ...], replace: bool = False
+    skus: set[str],
+    tags: tuple[str, ...],
+    replace: bool = False,
 ) -> list[str]:
     """Add tags to several items at once; returns the SKUs changed.
 

@@ -75,8 +75,8 @@ def _index(node: Any, pointer: str, table: dict[str, int]) -> None:
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             token = str(key.value).replace("~", "~0").replace("/", "~1")
-            table[f"{pointer}/{token}"] = key.start_mark.line + 1
             _index(value, f"{pointer}/{token}", table)
+            table[f"{pointer}/{token}"] = key.start_mark.line + 1  # the key's line, where readers look
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _index(item, f"{pointer}/{i}", table)

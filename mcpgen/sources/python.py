@@ -38,6 +38,7 @@ from typing import Any
 
 import docstring_parser
 import pydantic
+import typing_extensions  # installed with pydantic; knows both TypedDict kinds
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
@@ -130,8 +131,10 @@ def arguments_model(
     """
     fields: dict[str, Any] = {}
     for index, parameter in enumerate(parameters):
-        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
-        fields[f"p{index}"] = (hints[parameter.name], pydantic.Field(default, alias=parameter.name))
+        empty = parameter.default is inspect.Parameter.empty
+        default = ... if empty else parameter.default
+        field = pydantic.Field(default, alias=parameter.name)
+        fields[f"p{index}"] = (hints[parameter.name], field)
     return pydantic.create_model(
         f"{function_name}_arguments",
         __config__=pydantic.ConfigDict(extra="forbid"),
@@ -177,7 +180,7 @@ def _load_file(target: str, diagnostics: Diagnostics) -> _Loaded:
     sys.modules[module_name] = module  # dataclasses and pydantic look classes' modules up here
     try:
         spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:  # the user's code: anything can happen
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's code: anything can happen
         hint = ""
         if isinstance(exc, ImportError):
             hint = "a file target is imported alone, without its directory on sys.path; pass a module name instead"
@@ -198,7 +201,7 @@ def _load_module(target: str, diagnostics: Diagnostics) -> _Loaded:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(target)
-    except (Exception, SystemExit) as exc:
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's code: anything can happen
         hint = "is it installed in this environment, or on PYTHONPATH?" if isinstance(exc, ModuleNotFoundError) else ""
         _import_failed(diagnostics, target, exc, None, hint)
     file = getattr(module, "__file__", None)
@@ -219,7 +222,12 @@ def _import_failed(
 ) -> typing.NoReturn:
     """Error located at the failing line of the target file, when there is one."""
     line = None
-    if isinstance(exc, SyntaxError) and path is not None and exc.filename and Path(exc.filename).resolve() == path.resolve():
+    if (
+        isinstance(exc, SyntaxError)
+        and path is not None
+        and exc.filename
+        and Path(exc.filename).resolve() == path.resolve()
+    ):
         line = exc.lineno
     elif path is not None:
         for frame in traceback.extract_tb(exc.__traceback__):
@@ -228,14 +236,14 @@ def _import_failed(
     _fail(diagnostics, f"cannot import {target}: {type(exc).__name__}: {exc}", target, line, hint)
 
 
-def _fail(diagnostics: Diagnostics, message: str, file: str, line: int | None = None, hint: str = "") -> typing.NoReturn:
+def _fail(
+    diagnostics: Diagnostics, message: str, file: str, line: int | None = None, hint: str = ""
+) -> typing.NoReturn:
     _report(diagnostics, Level.ERROR, message, file, line, hint)
     raise GenerationError(diagnostics.items)
 
 
-def _report(
-    diagnostics: Diagnostics, level: Level, message: str, file: str, line: int | None, hint: str = ""
-) -> None:
+def _report(diagnostics: Diagnostics, level: Level, message: str, file: str, line: int | None, hint: str = "") -> None:
     # Python sources are located by file and line, not by a JSON pointer, which
     # `Diagnostics.add` cannot take; the items list is the collector's public record.
     diagnostics.items.append(Diagnostic(level, message, file, "", line, hint))
@@ -350,9 +358,7 @@ class _Skip(Exception):
         self.line = line
 
 
-def _draft_tool(
-    attr: str, function: Callable[..., Any], loaded: _Loaded, diagnostics: Diagnostics
-) -> _Draft | None:
+def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagnostics: Diagnostics) -> _Draft | None:
     file, line = _location(function, loaded)
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -362,13 +368,17 @@ def _draft_tool(
         _report(diagnostics, Level.WARNING, f"function {attr!r} skipped: {skip}", file, skip.line or line)
         return None
     for warning in caught:  # e.g. a default pydantic cannot put in the schema
+        if not issubclass(warning.category, UserWarning):  # not deprecations of pydantic's own internals
+            continue
         _report(diagnostics, Level.WARNING, f"function {attr!r}: {warning.message}", file, line)
     doc = docstring_parser.parse(inspect.getdoc(function) or "")
     _describe_parameters(input_schema, doc)
     description = "\n\n".join(part for part in (doc.short_description, doc.long_description) if part)
     if not description:
         description = naming.snake(attr).replace("_", " ").capitalize()
-        _report(diagnostics, Level.INFO, f"function {attr!r} has no docstring; described as {description!r}", file, line)
+        _report(
+            diagnostics, Level.INFO, f"function {attr!r} has no docstring; described as {description!r}", file, line
+        )
     tool = Tool(
         name=attr,  # replaced once every name is known
         title=None,
@@ -427,8 +437,8 @@ def _parameter_problem(parameter: inspect.Parameter) -> str | None:
 def _type_hints(function: Callable[..., Any], param_lines: Mapping[str, int]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(function, include_extras=True)
-    except Exception:  # noqa: BLE001 - find the annotation at fault, then report it
-        pass
+    except Exception as exc:  # noqa: BLE001 - find the annotation at fault, then report it
+        failure = exc
     globalns = getattr(inspect.unwrap(function), "__globals__", {})
     for key, annotation in getattr(function, "__annotations__", {}).items():
         probe = types.FunctionType((lambda: None).__code__, globalns)
@@ -438,7 +448,7 @@ def _type_hints(function: Callable[..., Any], param_lines: Mapping[str, int]) ->
         except Exception as exc:  # noqa: BLE001
             what = "the return annotation" if key == "return" else f"the annotation of parameter {key!r}"
             raise _Skip(f"{what} cannot be resolved: {type(exc).__name__}: {exc}", param_lines.get(key)) from None
-    raise _Skip("its annotations cannot be resolved")
+    raise _Skip(f"its annotations cannot be resolved: {type(failure).__name__}: {failure}")
 
 
 def _input_schema(
@@ -486,7 +496,11 @@ def _is_object_like(annotation: Any) -> bool:
     origin = typing.get_origin(annotation) or annotation  # Model[int] -> Model
     if not isinstance(origin, type):
         return False
-    return issubclass(origin, pydantic.BaseModel) or dataclasses.is_dataclass(origin) or typing.is_typeddict(origin)
+    return (
+        issubclass(origin, pydantic.BaseModel)
+        or dataclasses.is_dataclass(origin)
+        or typing_extensions.is_typeddict(origin)
+    )
 
 
 class _SchemaGenerator(GenerateJsonSchema):

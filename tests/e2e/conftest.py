@@ -1,0 +1,238 @@
+"""End-to-end fixtures: the generated petstore server, a real upstream, and MCP clients.
+
+One generation per session; one server process per transport (stdio handshake, stdio
+modern, streamable HTTP) shared by every test; clients stay connected for the session.
+Servers log to files under the session's tmp dir (`server_logs`), shown when a test fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client.stdio import get_default_environment
+
+from mcpgen.api import generate_openapi
+from mcpgen.config import Options
+
+from .upstream import Upstream
+from .wheel import WheelInstall
+
+REPO = Path(__file__).resolve().parents[2]
+PETSTORE = REPO / "samples" / "petstore.yaml"
+PACKAGE = "petstore_mcp"
+API_KEY = "secret-key-123"
+ADMIN_USER, ADMIN_PASSWORD = "admin", "p@ss:word"
+TIMEOUT = "1.5"  # PETSTORE_TIMEOUT for the shared servers; the slow endpoint takes far longer
+
+# The client kinds every shared-server test runs against.
+CLIENT_KINDS = ("stdio-handshake", "stdio-modern", "http-modern", "http-legacy")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: builds a wheel and installs it into a fresh venv (runs in CI)")
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def wheel_install(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> WheelInstall | None:
+    """Starts the wheel build + fresh-venv install at once when a `slow` test is selected."""
+    if not any(item.get_closest_marker("slow") for item in request.session.items):
+        return None
+    return WheelInstall(tmp_path_factory.mktemp("wheel")).start()
+
+
+# -- generation and processes ------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """samples/petstore.yaml generated once; the output dir (with pyproject.toml and src/)."""
+    out = tmp_path_factory.mktemp("generated") / "petstore-mcp"
+    result = generate_openapi(PETSTORE, Options(output=out, force=True))
+    assert (out / "src" / PACKAGE / "server.py").is_file(), result.files.keys()
+    return out
+
+
+@pytest.fixture(scope="session")
+def upstream() -> Iterator[Upstream]:
+    server = Upstream().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_upstream_log(request: pytest.FixtureRequest) -> None:
+    if "upstream" in request.fixturenames:
+        request.getfixturevalue("upstream").clear()
+
+
+@pytest.fixture(scope="session")
+def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("server-logs")
+
+
+def server_env(generated: Path, **overrides: str | None) -> dict[str, str]:
+    """A clean environment for a server process: nothing leaks from the test's own env."""
+    env = dict(get_default_environment())
+    env["PYTHONPATH"] = str(generated / "src")
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update({k: v for k, v in overrides.items() if v is not None})
+    return env
+
+
+def shared_env(generated: Path, upstream: Upstream) -> dict[str, str]:
+    return server_env(
+        generated,
+        PETSTORE_BASE_URL=upstream.base_url,
+        PETSTORE_API_KEY=API_KEY,
+        PETSTORE_ADMIN_AUTH_USERNAME=ADMIN_USER,
+        PETSTORE_ADMIN_AUTH_PASSWORD=ADMIN_PASSWORD,
+        PETSTORE_TIMEOUT=TIMEOUT,
+    )
+
+
+def stdio_params(env: dict[str, str], *args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", PACKAGE, *args], env=env)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, deadline: float = 30.0) -> None:
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{log.read_text()}")
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"server did not listen on {port} within {deadline} s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def http_url(generated: Path, upstream: Upstream, log_dir: Path) -> Iterator[str]:
+    """The generated server over streamable HTTP (stateless) on 127.0.0.1."""
+    port = free_port()
+    log = log_dir / "http.log"
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", PACKAGE, "--transport", "http", "--port", str(port)],
+            env=shared_env(generated, upstream),
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for_port(port, proc, log)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+# -- connected clients ---------------------------------------------------------
+
+
+@dataclass
+class Connection:
+    """A connected client of either API; `session` has list_tools/call_tool."""
+
+    kind: str
+    session: Any  # ClientSession or Client
+    protocol_version: str
+
+    async def list_tools(self) -> Any:
+        return await self.session.list_tools()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        return await self.session.call_tool(name, arguments)
+
+
+@pytest.fixture(scope="session")
+async def conn_stdio_handshake(
+    generated: Path, upstream: Upstream, log_dir: Path
+) -> AsyncIterator[Connection]:
+    """stdio subprocess, `ClientSession` + `initialize()`: the handshake era (2025-11-25)."""
+    with (log_dir / "stdio-handshake.log").open("w") as errlog:
+        async with stdio_client(stdio_params(shared_env(generated, upstream)), errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                init = await session.initialize()
+                await session.list_tools()  # the client validates structuredContent against listed tools
+                yield Connection("stdio-handshake", session, init.protocol_version)
+
+
+@pytest.fixture(scope="session")
+async def conn_stdio_modern(generated: Path, upstream: Upstream, log_dir: Path) -> AsyncIterator[Connection]:
+    """stdio subprocess, `mcp.Client` default (auto) mode: 2026-07-28."""
+    with (log_dir / "stdio-modern.log").open("w") as errlog:
+        params = stdio_params(shared_env(generated, upstream))
+        # Client has no errlog option; a transport built by hand keeps server stderr in the log.
+        async with Client(stdio_client(params, errlog=errlog), cache=None) as client:
+            await client.list_tools()
+            yield Connection("stdio-modern", client, str(client.protocol_version))
+
+
+@pytest.fixture(scope="session")
+async def conn_http_modern(http_url: str) -> AsyncIterator[Connection]:
+    """Streamable HTTP, `mcp.Client(url)` default (auto) mode: 2026-07-28."""
+    async with Client(http_url, cache=None) as client:
+        await client.list_tools()
+        yield Connection("http-modern", client, str(client.protocol_version))
+
+
+@pytest.fixture(scope="session")
+async def conn_http_legacy(http_url: str) -> AsyncIterator[Connection]:
+    """Streamable HTTP, `mcp.Client(url, mode="legacy")`: the handshake era."""
+    async with Client(http_url, mode="legacy", cache=None) as client:
+        await client.list_tools()
+        yield Connection("http-legacy", client, str(client.protocol_version))
+
+
+@pytest.fixture(params=CLIENT_KINDS)
+def mcp(request: pytest.FixtureRequest) -> Connection:
+    """Each test that takes `mcp` runs once per client kind, against the shared servers."""
+    connection: Connection = request.getfixturevalue("conn_" + request.param.replace("-", "_"))
+    return connection
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """On failure, attach the server logs (stderr of every server process) to the report."""
+    report = yield
+    if report.failed and "log_dir" in getattr(item, "fixturenames", ()):
+        logs = item.funcargs.get("log_dir") if hasattr(item, "funcargs") else None  # type: ignore[attr-defined]
+        if isinstance(logs, Path):
+            for log in sorted(logs.glob("*.log")):
+                text = log.read_text(errors="replace")[-4000:]
+                if text.strip():
+                    report.sections.append((f"server log {log.name}", text))
+    return report
+
+
+@pytest.fixture(autouse=True)
+def _logs_on_failure(log_dir: Path) -> Path:
+    """Makes `log_dir` available to the report hook above for every e2e test."""
+    return log_dir
+

@@ -1,0 +1,192 @@
+"""A real HTTP upstream on 127.0.0.1 for the generated petstore server.
+
+It records every request it receives (method, raw path, raw query, headers, body) before
+answering, so a test can assert on exactly what the generated code sent. Answers are canned
+and chosen by path; the API lives under `/api/v3` like the spec's server URL, and anything
+outside that prefix is answered 404 (and still recorded).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote
+
+PREFIX = "/api/v3"
+
+# A valid 1x1 transparent PNG, a minimal WAV header and a minimal PDF.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+WAV = b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00@\x1f\x00\x00@\x1f\x00\x00\x01\x00\x08\x00data\x00\x00\x00\x00"
+PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+PET_1 = {
+    "id": 1,
+    "name": "Rex",
+    "photoUrls": ["https://img.example/rex.png"],
+    "status": "available",
+    "tags": [{"id": 1, "name": "good"}],
+    "category": {"id": "dogs", "name": "Dogs", "subcategories": []},
+    "birthday": None,
+}
+PET_2 = {"id": 2, "name": "Tom", "photoUrls": [], "status": "sold"}
+INVENTORY = {"available": 2, "sold": 1}
+LONG_ERROR = "boom " * 2000  # 10 000 characters; the server shows at most 2 000
+SLOW_SECONDS = 8.0  # the slow endpoint's delay; tests set a much smaller client timeout
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str  # raw, still percent-encoded, without the query
+    query: str  # raw query string ("" when none)
+    headers: dict[str, str]  # lower-cased names
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+Answer = tuple[int, str, bytes]  # status, content type, body; a redirect's Location as body
+
+
+def _json(status: int, value: Any) -> Answer:
+    return status, "application/json", json.dumps(value).encode()
+
+
+def answer(method: str, path: str, body: bytes, port: int, stopping: threading.Event) -> Answer:
+    """The canned response for one request (path relative to PREFIX, still encoded)."""
+    parts = path.strip("/").split("/")
+    match method, parts:
+        case "POST", ["pet"]:
+            return _json(201, {**json.loads(body), "id": 10})
+        case "PUT", ["pet"]:
+            return _json(200, {**json.loads(body), "id": 10})
+        case "GET", ["pet", "findByStatus"]:
+            return _json(200, [PET_1, PET_2])
+        case "GET", ["pet", "findByTags"]:
+            return _json(200, [PET_1])
+        case "GET", ["pet", "1"]:
+            return _json(200, PET_1)
+        case "GET", ["pet", "7"]:  # answers 200 with a body that breaks the outputSchema
+            return _json(200, {"id": "seven"})
+        case "GET", ["pet", "500"]:
+            return 500, "text/plain", LONG_ERROR.encode()
+        case "GET", ["pet", "301"]:  # same origin: followed
+            return 302, "", f"{PREFIX}/pet/1".encode()
+        case "GET", ["pet", "302"]:  # another origin (localhost is not 127.0.0.1): not followed
+            return 302, "", f"http://localhost:{port}{PREFIX}/pet/1".encode()
+        case "GET", ["pet", "999"]:
+            stopping.wait(SLOW_SECONDS)
+            return _json(200, PET_1)
+        case "DELETE", ["pet", "1"]:
+            return 204, "", b""
+        case "GET", ["pet", "1", "photo"]:
+            return 200, "image/png", PNG
+        case "GET", ["pet", "2", "photo"]:
+            return 200, "audio/wav", WAV
+        case "GET", ["pet", "3", "photo"]:
+            return 200, "application/pdf", PDF
+        case "GET", ["pet", "4", "photo"]:
+            return 200, "text/plain; charset=utf-8", "no photo yet, only words".encode()
+        case "POST", ["pet", _, "notes"]:
+            return 200, "text/plain; charset=utf-8", b"note stored: " + body
+        case "GET", ["store", "inventory"]:
+            return _json(200, INVENTORY)
+        case "POST", ["store", "order"]:
+            return _json(200, {**json.loads(body), "id": 42, "status": "placed"})
+        case "GET", ["store", "order", order_id]:
+            return _json(200, {"id": int(order_id), "petId": 1, "quantity": 2, "status": "approved", "complete": False})
+        case "GET", ["categories", category_id]:
+            return _json(200, {"id": unquote(category_id), "name": "Cat", "subcategories": [{"id": "sub", "name": "Sub"}]})
+        case "POST", ["admin", "reset"]:
+            return 204, "", b""
+    return _json(404, {"code": 404, "message": f"no route for {method} {path}"})
+
+
+class Upstream:
+    """A threaded HTTP server; `requests` lists what it received, oldest first."""
+
+    def __init__(self) -> None:
+        self.requests: list[Recorded] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="upstream", daemon=True)
+
+    @property
+    def origin(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        return self.origin + PREFIX
+
+    def start(self) -> Upstream:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # releases the slow endpoint at once
+        self._server.shutdown()
+        self._server.server_close()
+
+    def clear(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    def take(self) -> list[Recorded]:
+        """The requests received since the last clear/take."""
+        with self._lock:
+            taken, self.requests[:] = list(self.requests), []
+        return taken
+
+    def _record(self, request: Recorded) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                path, _, query = self.path.partition("?")
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                upstream._record(Recorded(self.command, path, query, headers, body))
+                if path.startswith(PREFIX + "/"):
+                    port = self.server.server_address[1]
+                    status, content_type, data = answer(self.command, path[len(PREFIX) :], body, port, upstream._stopping)
+                else:
+                    status, content_type, data = _json(404, {"message": "outside the API's base path"})
+                try:
+                    self.send_response(status)
+                    if 300 <= status < 400:
+                        self.send_header("Location", data.decode())
+                        data = b""
+                    if content_type:
+                        self.send_header("Content-Type", content_type)
+                    if status != 204:
+                        self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    if status != 204 and self.command != "HEAD":
+                        self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout tests)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _handle
+
+        return Handler

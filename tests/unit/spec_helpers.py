@@ -1,0 +1,30 @@
+"""Build a tiny OpenAPI document around one rule under test, and parse it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mcpgen.diagnostics import Diagnostic, Diagnostics
+from mcpgen.ir import Project
+from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+
+
+def spec(paths: dict[str, Any], version: str = "3.0.3", **extra: Any) -> dict[str, Any]:
+    return {"openapi": version, "info": {"title": "Test API", "version": "1.0"}, "paths": paths, **extra}
+
+
+def parse(tmp_path: Path, document: dict[str, Any], **options: Any) -> tuple[Project, list[Diagnostic]]:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(document))
+    diagnostics = Diagnostics(file="spec.json")
+    project = parse_openapi(path, OpenApiOptions(models=False, **options), diagnostics)
+    return project, diagnostics.items
+
+
+def ok(description: str = "ok", schema: dict[str, Any] | None = None, media: str = "application/json") -> dict[str, Any]:
+    response: dict[str, Any] = {"description": description}
+    if schema is not None:
+        response["content"] = {media: {"schema": schema}}
+    return {"200": response}
