@@ -218,7 +218,7 @@ def render_project(project: Project) -> dict[str, str]:
     env = environment()
     distribution = naming.distribution_name(project.name)
     openapi = project.source_kind == "openapi"
-    dependencies = sorted({*RUNTIME_DEPENDENCIES, *(HTTP_DEPENDENCIES if openapi else ()), *project.extra_dependencies})
+    dependencies = _dependencies(project)
     claude, vscode = _client_configs(project, distribution)
     context: dict[str, Any] = {
         "project": project,
@@ -265,6 +265,19 @@ def render_project(project: Project) -> dict[str, str]:
     for relative, text in project.copied_files:
         out[f"{pkg}/{relative}"] = text
     return dict(sorted(out.items()))
+
+
+def _dependencies(project: Project) -> list[str]:
+    """Runtime requirements plus the project's own, one line per distribution (ours win)."""
+    pinned = [*RUNTIME_DEPENDENCIES, *(HTTP_DEPENDENCIES if project.source_kind == "openapi" else ())]
+    names = {_distribution_key(d) for d in pinned}
+    extra = [d for d in project.extra_dependencies if _distribution_key(d) not in names]
+    return sorted({*pinned, *extra}, key=_distribution_key)
+
+
+def _distribution_key(requirement: str) -> str:
+    name = re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:

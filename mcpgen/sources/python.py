@@ -106,7 +106,7 @@ def parse_python(
         description=module_doc.long_description or "",
         version=_VERSION,
         source_kind="python",
-        source_file=target,
+        source_file=Path(target).name if loaded.copied_files else target,
         tools=_named_tools(drafts, max_name_length, diagnostics),
         base_url=None,
         security_schemes=(),

@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,9 +80,15 @@ def _fresh_upstream_log(request: pytest.FixtureRequest) -> None:
         request.getfixturevalue("upstream").clear()
 
 
+_log_dirs: list[Path] = []  # the session's log_dir, once created, for the report hook
+
+
 @pytest.fixture(scope="session")
 def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("server-logs")
+    """Where server processes write their stderr."""
+    path = tmp_path_factory.mktemp("server-logs")
+    _log_dirs[:] = [path]
+    return path
 
 
 def server_env(generated: Path, **overrides: str | None) -> dict[str, str]:
@@ -171,16 +177,14 @@ class Connection:
 
 
 @pytest.fixture(scope="session")
-async def conn_stdio_handshake(
-    generated: Path, upstream: Upstream, log_dir: Path
-) -> AsyncIterator[Connection]:
+async def conn_stdio_handshake(generated: Path, upstream: Upstream, log_dir: Path) -> AsyncIterator[Connection]:
     """stdio subprocess, `ClientSession` + `initialize()`: the handshake era (2025-11-25)."""
+    params = stdio_params(shared_env(generated, upstream))
     with (log_dir / "stdio-handshake.log").open("w") as errlog:
-        async with stdio_client(stdio_params(shared_env(generated, upstream)), errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                init = await session.initialize()
-                await session.list_tools()  # the client validates structuredContent against listed tools
-                yield Connection("stdio-handshake", session, init.protocol_version)
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            await session.list_tools()  # the client validates structuredContent against listed tools
+            yield Connection("stdio-handshake", session, init.protocol_version)
 
 
 @pytest.fixture(scope="session")
@@ -218,21 +222,14 @@ def mcp(request: pytest.FixtureRequest) -> Connection:
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """On failure, attach the server logs (stderr of every server process) to the report."""
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """On failure, attach the tail of every server log (their stderr) to the report."""
     report = yield
-    if report.failed and "log_dir" in getattr(item, "fixturenames", ()):
-        logs = item.funcargs.get("log_dir") if hasattr(item, "funcargs") else None  # type: ignore[attr-defined]
-        if isinstance(logs, Path):
-            for log in sorted(logs.glob("*.log")):
-                text = log.read_text(errors="replace")[-4000:]
-                if text.strip():
-                    report.sections.append((f"server log {log.name}", text))
+    if report.failed and _log_dirs:
+        for log in sorted(_log_dirs[0].glob("*.log")):
+            text = log.read_text(errors="replace")[-4000:]
+            if text.strip():
+                report.sections.append((f"server log {log.name}", text))
     return report
-
-
-@pytest.fixture(autouse=True)
-def _logs_on_failure(log_dir: Path) -> Path:
-    """Makes `log_dir` available to the report hook above for every e2e test."""
-    return log_dir
-

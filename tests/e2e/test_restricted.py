@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mcp import Client, MCPError, types, stdio_client
+from mcp import Client, MCPError, stdio_client, types
 
 from .conftest import API_KEY, free_port, server_env, stdio_params
 from .upstream import Upstream

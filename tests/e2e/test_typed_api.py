@@ -47,7 +47,9 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith("petstore_mcp")))
 
 
 def run_python(code: str, env: dict[str, str]) -> Any:
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 

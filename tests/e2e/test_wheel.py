@@ -14,7 +14,9 @@ from .wheel import WheelInstall
 
 
 def run(args: list[str | Path], cwd: Path, env: dict[str, str]) -> str:
-    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(a) for a in args], check=False, cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, f"{args}\n{done.stdout}\n{done.stderr}"
     return done.stdout
 

@@ -93,7 +93,7 @@ def answer(method: str, path: str, body: bytes, port: int, stopping: threading.E
         case "GET", ["pet", "3", "photo"]:
             return 200, "application/pdf", PDF
         case "GET", ["pet", "4", "photo"]:
-            return 200, "text/plain; charset=utf-8", "no photo yet, only words".encode()
+            return 200, "text/plain; charset=utf-8", b"no photo yet, only words"
         case "POST", ["pet", _, "notes"]:
             return 200, "text/plain; charset=utf-8", b"note stored: " + body
         case "GET", ["store", "inventory"]:
@@ -103,7 +103,9 @@ def answer(method: str, path: str, body: bytes, port: int, stopping: threading.E
         case "GET", ["store", "order", order_id]:
             return _json(200, {"id": int(order_id), "petId": 1, "quantity": 2, "status": "approved", "complete": False})
         case "GET", ["categories", category_id]:
-            return _json(200, {"id": unquote(category_id), "name": "Cat", "subcategories": [{"id": "sub", "name": "Sub"}]})
+            return _json(
+                200, {"id": unquote(category_id), "name": "Cat", "subcategories": [{"id": "sub", "name": "Sub"}]}
+            )
         case "POST", ["admin", "reset"]:
             return 204, "", b""
     return _json(404, {"code": 404, "message": f"no route for {method} {path}"})
@@ -119,11 +121,11 @@ class Upstream:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="upstream", daemon=True)
+        self.port = int(self._server.server_address[1])
 
     @property
     def origin(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self.port}"
 
     @property
     def base_url(self) -> str:
@@ -168,8 +170,8 @@ class Upstream:
                 headers = {name.lower(): value for name, value in self.headers.items()}
                 upstream._record(Recorded(self.command, path, query, headers, body))
                 if path.startswith(PREFIX + "/"):
-                    port = self.server.server_address[1]
-                    status, content_type, data = answer(self.command, path[len(PREFIX) :], body, port, upstream._stopping)
+                    relative = path[len(PREFIX) :]
+                    status, content_type, data = answer(self.command, relative, body, upstream.port, upstream._stopping)
                 else:
                     status, content_type, data = _json(404, {"message": "outside the API's base path"})
                 try:

@@ -1,0 +1,24 @@
+"""Rewrite the golden trees: `python -m tests.regen`. Review the diff before committing."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from tests.golden.cases import CASES, generate
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def main() -> None:
+    for case in CASES:
+        target = GOLDEN / case.name
+        if target.exists():
+            shutil.rmtree(target)
+        generate(case, target)
+        print(f"rewrote {target.relative_to(Path.cwd()) if target.is_relative_to(Path.cwd()) else target}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
