@@ -27,7 +27,7 @@ def only_request(upstream: Upstream) -> Recorded:
 
 async def output_schema(mcp: Connection, name: str) -> dict[str, Any]:
     tools = {t.name: t for t in (await mcp.list_tools()).tools}
-    schema = tools[name].output_schema
+    schema: dict[str, Any] | None = tools[name].output_schema
     assert schema is not None, name
     return schema
 
