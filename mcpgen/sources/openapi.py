@@ -38,6 +38,7 @@ from mcpgen.schemas import (
     merge_all_of,
 )
 from mcpgen.sources.document import load_document
+from mcpgen.sources.swagger2 import is_swagger2, to_openapi3
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _LOCATION_ORDER = {"path": 0, "query": 1, "header": 2, "cookie": 3, "body": 4}
@@ -57,6 +58,9 @@ def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics)
     if not isinstance(document, dict):
         diagnostics.error("the document is not a mapping", hint="an OpenAPI document is a JSON/YAML object")
         raise GenerationError(diagnostics.items)
+    if is_swagger2(document):
+        diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
+        document = to_openapi3(document, diagnostics)
     return _Parser(path, document, options, diagnostics).project()
 
 

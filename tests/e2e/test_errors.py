@@ -46,6 +46,17 @@ async def test_result_breaking_the_output_schema(mcp: Connection, upstream: Upst
 
 
 @pytest.mark.parametrize(
+    ("order_id", "expected"),
+    [(13, "invalid JSON"), (14, "empty body"), (15, "expected JSON, got text/html")],
+)
+async def test_json_tool_without_json(mcp: Connection, upstream: Upstream, order_id: int, expected: str) -> None:
+    """A tool that declares an outputSchema but gets no usable JSON fails clearly."""
+    text = error_text(await mcp.call_tool("getOrderById", {"orderId": order_id}))
+    assert expected in text
+    assert len(upstream.take()) == 1
+
+
+@pytest.mark.parametrize(
     ("tool", "arguments", "fields"),
     [
         ("getPetById", {"petId": "one"}, ["petId"]),

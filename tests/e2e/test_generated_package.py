@@ -52,14 +52,19 @@ async def test_console_script_serves_stdio(installed: Path, upstream: Upstream) 
     assert request.path == "/api/v3/store/inventory"
 
 
-def test_cli_help(generated: Path) -> None:
-    env = server_env(generated)
-    done = subprocess.run(
-        [sys.executable, "-m", PACKAGE, "--help"], check=False, env=env, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    for flag in ("--transport", "{stdio,http}", "--host", "--port", "--base-url"):
-        assert flag in done.stdout
+def test_cli_flags(generated: Path) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", PACKAGE, *args]
+        env = server_env(generated)
+        return subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=60)
+
+    shown = cli("--help")
+    assert shown.returncode == 0, shown.stderr
+    for flag in ("--transport", "{stdio,http}", "--host", "--port", "--base-url", "--log-level"):
+        assert flag in shown.stdout
+    for bad in (["--log-level", "loud"], ["--port", "70000"], ["--transport", "sse"]):
+        refused = cli(*bad)  # a usage error, not a traceback
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, (bad, refused.stderr)
 
 
 def test_readme(generated: Path) -> None:
@@ -68,7 +73,7 @@ def test_readme(generated: Path) -> None:
         assert f"`{name}`" in readme
     for var in ("BASE_URL", "API_KEY", "ADMIN_AUTH_USERNAME", "ADMIN_AUTH_PASSWORD", "RATE_LIMIT", "TIMEOUT"):
         assert f"`PETSTORE_{var}`" in readme
-    blocks = re.findall(r"```json\n(.*?)\n```", readme, re.S)
+    blocks = re.findall(r"```json\n(.*?)\n```", readme, re.DOTALL)
     assert len(blocks) == 2
     for block in blocks:
         json.loads(block)  # client configurations are valid JSON

@@ -100,6 +100,12 @@ def answer(method: str, path: str, body: bytes, port: int, stopping: threading.E
             return _json(200, INVENTORY)
         case "POST", ["store", "order"]:
             return _json(200, {**json.loads(body), "id": 42, "status": "placed"})
+        case "GET", ["store", "order", "13"]:
+            return 200, "application/json", b"{not json"
+        case "GET", ["store", "order", "14"]:
+            return 204, "", b""
+        case "GET", ["store", "order", "15"]:
+            return 200, "text/html", b"<html>maintenance</html>"
         case "GET", ["store", "order", order_id]:
             return _json(200, {"id": int(order_id), "petId": 1, "quantity": 2, "status": "approved", "complete": False})
         case "GET", ["categories", category_id]:

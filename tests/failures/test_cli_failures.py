@@ -25,12 +25,12 @@ def mcpgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     ("content", "expected"),
     [
         (None, "error: {spec}: file not found (check the path)"),
-        ('{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}',
-         "error: {spec}#/swagger (line 1): Swagger 2.0 is not supported (convert it to OpenAPI 3 first, e.g. with swagger2openapi)"),
+        ('{"swagger": "1.2", "info": {"title": "t", "version": "1"}, "paths": {}}',
+         "error: {spec}#/swagger (line 1): Swagger 1.2 is not supported (convert it to OpenAPI 3 first, e.g. with swagger2openapi)"),
         ("openapi: 3.0.0\ninfo:\n  title: [x\n", "error: {spec}: invalid YAML at line 4, column 1: did not find expected ',' or ']'"),
         ('{"openapi": "3.0.0", "info": ', "error: {spec}: invalid JSON at line 1, column 30: Expecting value"),
     ],
-    ids=["missing", "swagger2", "bad-yaml", "bad-json"],
+    ids=["missing", "swagger1", "bad-yaml", "bad-json"],
 )
 def test_unusable_spec_exits_non_zero_and_writes_nothing(tmp_path: Path, content: str | None, expected: str) -> None:
     spec = tmp_path / ("spec.json" if content and content.startswith("{") else "spec.yaml")

@@ -139,7 +139,7 @@ def test_parse_is_deterministic(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"swagger": "2.0", "info": {}, "paths": {}}', "Swagger 2.0 is not supported"),
+        ('{"swagger": "1.2", "info": {}, "paths": {}}', "Swagger 1.2 is not supported"),
         ('{"openapi": "4.0.0", "paths": {}}', "unsupported or missing `openapi` version"),
         ("openapi: 3.0.0\ninfo: [unclosed\n", "invalid YAML at line 3, column 1"),
         ("[1, 2]", "not a mapping"),
