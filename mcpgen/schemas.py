@@ -1,18 +1,21 @@
 """JSON Schema clean-up for tool schemas, and the one datamodel-code-generator call.
 
 Input: OpenAPI 3.0/3.1 schema dicts. Output: self-contained JSON Schema 2020-12 that
-strict MCP clients accept: local `$ref`s inlined (recursive ones kept in `$defs`),
-OpenAPI-only keywords dropped, 3.0 `nullable`/`example`/boolean exclusive bounds
-translated, every array given `items`, patterns Python cannot compile dropped.
+strict MCP clients accept: local `$ref`s inlined where they are used once, kept once in
+`$defs` where they are shared or recursive; OpenAPI-only keywords dropped; 3.0
+`nullable`/`example`/boolean exclusive bounds translated; every array given `items`;
+patterns Python cannot compile and keyword values of the wrong type dropped with a warning.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import keyword
 import re
 import warnings
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,6 +30,15 @@ _SCHEMA_VALUES = (
     "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
 )
 _REF_PREFIX = "#/components/schemas/"
+# Refs inlined inside each other beyond this depth go to `$defs`: it bounds both the
+# schema size and Python's stack on deeply nested (non-recursive) specs.
+_MAX_INLINE_DEPTH = 24
+_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+# What the 2020-12 meta-schema requires of each keyword's value; anything else is dropped.
+_COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains")
+_NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_STRINGS = ("format", "title", "description", "$comment", "contentEncoding", "contentMediaType", "pattern", "$ref")
+_BOOLEANS = ("uniqueItems", "readOnly", "writeOnly", "deprecated")
 
 
 class SchemaError(Exception):
@@ -38,22 +50,39 @@ class SchemaError(Exception):
 
 
 @dataclass(slots=True)
+class _Root:
+    """The state of one `convert` call: its direction, the refs it shares, its `$defs`."""
+
+    direction: Direction
+    shared: frozenset[str]
+    defs: dict[str, JsonSchema] = field(default_factory=dict)
+    pending: list[str] = field(default_factory=list)  # refs named in `defs`, not yet converted
+
+
+@dataclass(slots=True)
 class SchemaConverter:
     """Converts schemas of one document; `resolve(pointer)` returns the raw node at a local ref."""
 
     resolve: Callable[[str], Any]
-    openapi_30: bool
+    openapi_30: bool  # informative: legacy spellings are translated in 3.1 documents too
     warn: Callable[[str, str], None]
     _warned: set[tuple[str, str]] = field(default_factory=set)
+    _def_names: dict[str, str] = field(default_factory=dict)  # ref -> `$defs` key, document-wide
+    _def_taken: set[str] = field(default_factory=set)
 
     def convert(self, schema: Any, pointer: str, direction: Direction) -> JsonSchema:
-        """A standalone schema: recursive refs end up in its root `$defs`."""
-        defs: dict[str, JsonSchema] = {}
-        out = self._node(schema, pointer, direction, (), defs)
+        """A standalone schema: shared and recursive refs end up in its root `$defs`."""
+        root = _Root(direction, self._shared_refs(schema))
+        out = self._node(schema, pointer, root, (), inline=True)
+        # Definitions are converted here rather than where first met, so the Python stack
+        # stays as deep as one definition, whatever the shape of the reference graph.
+        while root.pending:
+            ref = root.pending.pop()
+            root.defs[self._def_name(ref)] = self._node(self._target(ref, pointer), ref[1:], root, (ref,))
         if not isinstance(out, dict):
             out = {} if out is True else {"not": {}}
-        if defs:
-            out = {**out, "$defs": dict(sorted(defs.items()))}
+        if root.defs:
+            out = {**out, "$defs": dict(sorted(root.defs.items()))}
         return out
 
     def _warn_once(self, message: str, pointer: str) -> None:
@@ -61,14 +90,74 @@ class SchemaConverter:
             self._warned.add((message, pointer))
             self.warn(message, pointer)
 
-    def _node(
-        self,
-        schema: Any,
-        pointer: str,
-        direction: Direction,
-        stack: tuple[str, ...],
-        defs: dict[str, JsonSchema],
+    # -- references ------------------------------------------------------------
+
+    def _shared_refs(self, schema: Any) -> frozenset[str]:
+        """Refs met at two or more places in `schema` and everything it reaches.
+
+        Inlining those everywhere copies a shared sub-graph once per path to it, which
+        grows exponentially on real specs (one Xero tool reached 4 MB); giving each one
+        `$defs` entry keeps a schema linear in the definitions it uses. A ref met once is
+        still inlined, which is what most clients handle best.
+        """
+        sites: Counter[str] = Counter()
+        todo = [schema]
+        while todo:
+            for ref in _refs_in(todo.pop()):
+                sites[ref] += 1
+                if sites[ref] == 1 and ref.startswith("#/"):
+                    try:
+                        todo.append(self.resolve(ref))
+                    except KeyError:
+                        pass  # reported when converted
+        return frozenset(ref for ref, count in sites.items() if count > 1)
+
+    def _def_name(self, ref: str) -> str:
+        """A readable `$defs` key, the same for one ref across the document, unique per ref."""
+        name = self._def_names.get(ref)
+        if name is None:
+            base = def_name(ref)
+            name, n = base, 2
+            while name in self._def_taken:
+                name, n = f"{base}_{n}", n + 1
+            self._def_names[ref] = name
+            self._def_taken.add(name)
+        return name
+
+    def _ref(
+        self, schema: JsonSchema, ref: str, pointer: str, root: _Root, stack: tuple[str, ...], inline: bool
     ) -> Any:
+        if not ref.startswith("#/"):
+            self._warn_once(f"external $ref {ref!r} is not supported; accepting any value", pointer)
+            return {}
+        siblings = {k: v for k, v in schema.items() if k not in ("$ref", "nullable")}
+        recursive = ref in stack
+        if recursive or (ref in root.shared and not inline) or len(stack) >= _MAX_INLINE_DEPTH:
+            name = self._def_name(ref)
+            if name not in root.defs:
+                root.defs[name] = {}  # placeholder until `convert` converts it
+                root.pending.append(ref)
+            out: Any = {"$ref": f"#/$defs/{name}", **self._node(siblings, pointer, root, stack)}
+        else:
+            out = self._node(self._target(ref, pointer), ref[1:], root, (*stack, ref), inline)
+            if siblings and isinstance(out, dict):
+                out = {**out, **self._node(siblings, pointer, root, stack)}
+        if schema.get("nullable") is True:  # 3.0 `nullable` beside a $ref widens the target
+            out = {"anyOf": [out, {"type": "null"}]}
+        return out
+
+    def _target(self, ref: str, pointer: str) -> Any:
+        try:
+            return self.resolve(ref)
+        except KeyError:
+            self._warn_once(f"$ref {ref!r} points at nothing; accepting any value", pointer)
+            return {}
+
+    # -- one schema object -------------------------------------------------------
+
+    def _node(self, schema: Any, pointer: str, root: _Root, stack: tuple[str, ...], inline: bool = False) -> Any:
+        """Convert one schema. `inline`: it sits at the root, or in an `allOf` that is;
+        its refs are always inlined, so a root object schema stays one (see merge_all_of)."""
         if isinstance(schema, bool):
             return schema
         if not isinstance(schema, dict):
@@ -76,27 +165,16 @@ class SchemaConverter:
             return {}
         ref = schema.get("$ref")
         if isinstance(ref, str):
-            return self._ref(schema, ref, pointer, direction, stack, defs)
+            return self._ref(schema, ref, pointer, root, stack, inline)
 
         out: JsonSchema = {}
         for key, value in schema.items():
             if key in _DROP or key.startswith("x-"):
                 continue
-            if key in _SCHEMA_MAPS and isinstance(value, dict):
-                out[key if key != "definitions" else "$defs"] = {
-                    k: self._node(v, f"{pointer}/{key}/{_esc(k)}", direction, stack, defs)
-                    for k, v in value.items()
-                }
-            elif key in _SCHEMA_LISTS and isinstance(value, list):
-                out[key] = [
-                    self._node(v, f"{pointer}/{key}/{i}", direction, stack, defs) for i, v in enumerate(value)
-                ]
-            elif key in _SCHEMA_VALUES and isinstance(value, (dict, bool)):
-                out[key] = self._node(value, f"{pointer}/{key}", direction, stack, defs)
-            elif key == "items" and isinstance(value, list):  # draft-4 tuple form
-                out["prefixItems"] = [
-                    self._node(v, f"{pointer}/items/{i}", direction, stack, defs) for i, v in enumerate(value)
-                ]
+            if key in _SCHEMA_MAPS or key in _SCHEMA_LISTS or key in _SCHEMA_VALUES:
+                converted = self._subschemas(key, value, pointer, root, stack, inline)
+                if converted is not None:
+                    out[converted[0]] = converted[1]
             elif key == "pattern" and isinstance(value, str):
                 if _compiles(value):
                     out[key] = value
@@ -107,79 +185,129 @@ class SchemaConverter:
             else:
                 out[key] = copy.deepcopy(value)
 
-        self._openapi_30_keywords(schema, out)
-        self._drop_one_way_properties(out, direction)
-        if out.get("type") == "array" or (isinstance(out.get("type"), list) and "array" in out["type"]):
-            out.setdefault("items", {})
-        if isinstance(out.get("required"), list) and isinstance(out.get("properties"), dict):
-            known = out["properties"]
-            if out.get("additionalProperties") is False:
-                out["required"] = [r for r in out["required"] if r in known]
-            out["required"] = list(dict.fromkeys(r for r in out["required"] if isinstance(r, str)))
-            if not out["required"]:
-                del out["required"]
-        return out
-
-    def _ref(
-        self,
-        schema: JsonSchema,
-        ref: str,
-        pointer: str,
-        direction: Direction,
-        stack: tuple[str, ...],
-        defs: dict[str, JsonSchema],
-    ) -> Any:
-        if not ref.startswith("#/"):
-            self._warn_once(f"external $ref {ref!r} is not supported; accepting any value", pointer)
-            return {}
-        siblings = {k: v for k, v in schema.items() if k != "$ref"}
-        if ref in stack:  # recursion: keep a reference, define it once in $defs
-            name = def_name(ref)
-            if name not in defs:
-                defs[name] = {}  # placeholder stops re-entry
-                target = self._target(ref, pointer)
-                defs[name] = self._node(target, ref[1:], direction, (ref,), defs)
-            return {"$ref": f"#/$defs/{name}", **self._node(siblings, pointer, direction, stack, defs)}
-        target = self._target(ref, pointer)
-        resolved = self._node(target, ref[1:], direction, (*stack, ref), defs)
-        if siblings and isinstance(resolved, dict):
-            extra = self._node(siblings, pointer, direction, stack, defs)
-            resolved = {**resolved, **extra}
-        return resolved
-
-    def _target(self, ref: str, pointer: str) -> Any:
-        try:
-            return self.resolve(ref)
-        except KeyError:
-            self._warn_once(f"$ref {ref!r} points at nothing; accepting any value", pointer)
-            return {}
-
-    def _openapi_30_keywords(self, schema: JsonSchema, out: JsonSchema) -> None:
-        if "example" in schema and "examples" not in out:
-            out["examples"] = [copy.deepcopy(schema["example"])]
-        if self.openapi_30:
-            for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
-                if out.get(exclusive) is True and bound in out:
-                    out[exclusive] = out.pop(bound)
-                elif isinstance(out.get(exclusive), bool):
-                    del out[exclusive]
-            if "examples" in out and not isinstance(out["examples"], list):
-                out["examples"] = [out["examples"]]
+        _legacy_keywords(schema, out)
+        self._check_values(out, pointer)
         if schema.get("nullable") is True:
             _make_nullable(out)
+        _drop_one_way_properties(out, root.direction)
+        if out.get("type") == "array" or (isinstance(out.get("type"), list) and "array" in out["type"]):
+            out.setdefault("items", {})
+        _clean_required(out)
+        return out
 
-    @staticmethod
-    def _drop_one_way_properties(out: JsonSchema, direction: Direction) -> None:
-        """readOnly properties are not sent in requests; writeOnly ones never come back."""
-        props = out.get("properties")
-        if not isinstance(props, dict):
-            return
-        flag = "readOnly" if direction == "request" else "writeOnly"
-        dropped = [k for k, v in props.items() if isinstance(v, dict) and v.get(flag) is True]
-        for k in dropped:
-            del props[k]
-        if dropped and isinstance(out.get("required"), list):
-            out["required"] = [r for r in out["required"] if r not in dropped]
+    def _subschemas(
+        self, key: str, value: Any, pointer: str, root: _Root, stack: tuple[str, ...], inline: bool
+    ) -> tuple[str, Any] | None:
+        """(key, converted value) for a keyword that holds schemas; None, with a warning,
+        when the value has the wrong shape (`additionalProperties: "true"`)."""
+        here = f"{pointer}/{_esc(key)}"
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            converted = {str(k): self._node(v, f"{here}/{_esc(str(k))}", root, stack) for k, v in value.items()}
+            return ("$defs" if key == "definitions" else key), converted
+        if key in _SCHEMA_LISTS and isinstance(value, list):
+            keep_inline = inline and key == "allOf"
+            return key, [self._node(v, f"{here}/{i}", root, stack, keep_inline) for i, v in enumerate(value)]
+        if key in _SCHEMA_VALUES and isinstance(value, (dict, bool)):
+            return key, self._node(value, here, root, stack)
+        if key == "items" and isinstance(value, list):  # draft-4 tuple form
+            return "prefixItems", [self._node(v, f"{here}/{i}", root, stack) for i, v in enumerate(value)]
+        self._warn_once(f"`{key}` must hold {'schemas' if key in _SCHEMA_LISTS else 'a schema'}; dropped", pointer)
+        return None
+
+    def _check_values(self, out: JsonSchema, pointer: str) -> None:
+        """Drop keyword values the 2020-12 meta-schema rejects (`minLength: "1"`, `type: file`)."""
+        for key in list(out):
+            problem = _value_problem(key, out[key])
+            if problem is None:
+                continue
+            self._warn_once(f"`{key}`: {problem}; dropped", pointer)
+            kept = [t for t in out[key] if t in _TYPES] if key == "type" and isinstance(out[key], list) else []
+            if kept:
+                out[key] = list(dict.fromkeys(kept))
+            else:
+                del out[key]
+
+
+def _legacy_keywords(schema: JsonSchema, out: JsonSchema) -> None:
+    """OpenAPI 3.0 / draft-4 spellings, translated whatever version the document claims:
+    3.1 documents in the wild still use boolean exclusive bounds and `example`."""
+    if "example" in schema and "examples" not in out:
+        out["examples"] = [copy.deepcopy(schema["example"])]
+    if "examples" in out and not isinstance(out["examples"], list):
+        out["examples"] = [out["examples"]]  # OpenAPI's map-shaped examples are not a list
+    for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        if out.get(exclusive) is True and bound in out:
+            out[exclusive] = out.pop(bound)
+        elif isinstance(out.get(exclusive), bool):
+            del out[exclusive]
+
+
+def _value_problem(key: str, value: Any) -> str | None:
+    """Why `value` is not valid for `key` in JSON Schema 2020-12, or None."""
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if key in _COUNTS and not (is_number and value >= 0 and float(value).is_integer()):
+        return f"{value!r} is not a non-negative integer"
+    if key in _NUMBERS and not is_number:
+        return f"{value!r} is not a number"
+    if key == "multipleOf" and not (is_number and value > 0):
+        return f"{value!r} is not a number above 0"
+    if key in _STRINGS and not isinstance(value, str):
+        return f"{value!r} is not a string"
+    if key in _BOOLEANS and not isinstance(value, bool):
+        return f"{value!r} is not a boolean"
+    if key == "enum" and not isinstance(value, list):
+        return f"{value!r} is not a list"
+    if key == "type":
+        types = value if isinstance(value, list) else [value]
+        unknown = [t for t in types if t not in _TYPES]
+        if unknown or not types:
+            return f"unknown type {unknown[0] if unknown else value!r}"
+    return None
+
+
+def _refs_in(schema: Any) -> Iterator[str]:
+    """Every `$ref` in `schema`, not following them; data keywords (enum, default) are skipped."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(schema.get("$ref"), str):
+        yield schema["$ref"]
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            for sub in value.values():
+                yield from _refs_in(sub)
+        elif (key in _SCHEMA_LISTS or key == "items") and isinstance(value, list):
+            for sub in value:
+                yield from _refs_in(sub)
+        elif key in _SCHEMA_VALUES:
+            yield from _refs_in(value)
+
+
+def _drop_one_way_properties(out: JsonSchema, direction: Direction) -> None:
+    """readOnly properties are not sent in requests; writeOnly ones never come back."""
+    props = out.get("properties")
+    if not isinstance(props, dict):
+        return
+    flag = "readOnly" if direction == "request" else "writeOnly"
+    dropped = [k for k, v in props.items() if isinstance(v, dict) and v.get(flag) is True]
+    for k in dropped:
+        del props[k]
+    if dropped and isinstance(out.get("required"), list):
+        out["required"] = [r for r in out["required"] if r not in dropped]
+
+
+def _clean_required(out: JsonSchema) -> None:
+    """`required` as unique strings; entries without a property go only when none can exist."""
+    if "required" not in out:
+        return
+    if not isinstance(out["required"], list):
+        del out["required"]
+        return
+    names = [r for r in out["required"] if isinstance(r, str)]
+    if isinstance(out.get("properties"), dict) and out.get("additionalProperties") is False:
+        names = [r for r in names if r in out["properties"]]
+    out["required"] = list(dict.fromkeys(names))
+    if not out["required"]:
+        del out["required"]
 
 
 def _make_nullable(out: JsonSchema) -> None:
@@ -308,6 +436,7 @@ def generate_models(document: dict[str, Any]) -> ModelIndex:
             use_schema_description=True,
             use_field_description=True,
             formatters=[Formatter.ISORT],  # black runs later, on every generated file
+            custom_class_name_generator=_class_namer(PythonVersion.PY_310),
             custom_file_header="# Generated by mcpgen from the spec's component schemas. Do not edit.",
         )
     files: dict[str, str] = {}
@@ -322,6 +451,26 @@ def generate_models(document: dict[str, Any]) -> ModelIndex:
     return ModelIndex(modules, classes)
 
 
+def _class_namer(target: Any) -> Callable[[str], str]:
+    """datamodel-code-generator's own class naming, plus one rule: a class whose module
+    would be a keyword (`Class` -> class.py, `From` -> from.py) gets a trailing `_`.
+
+    With one module per class, such a module cannot be imported (`from .class import`
+    is a syntax error) and the generator gives up on the whole spec after a full run
+    (68 s for GitHub's, which has a `from` object).
+    """
+    from datamodel_code_generator.reference import FieldNameResolver
+    from datamodel_code_generator.util import camel_to_snake
+
+    resolver = FieldNameResolver(target_python_version=target)
+
+    def class_name(name: str) -> str:
+        valid = resolver.get_valid_name(name, ignore_snake_case_field=True, upper_camel=True)
+        return valid + "_" if keyword.iskeyword(camel_to_snake(valid, target)) else valid
+
+    return class_name
+
+
 _CLASS_DEF = re.compile(r"^class (\w+)\(", re.MULTILINE)
 
 
@@ -334,7 +483,7 @@ def _locate_classes(schemas: dict[str, Any], files: dict[str, str]) -> dict[str,
             defined.setdefault(name, []).append(path)
     located = {}
     for schema_name in schemas:
-        for candidate in (schema_name, class_name(schema_name)):
+        for candidate in (schema_name, class_name(schema_name), class_name(schema_name) + "_"):
             paths = defined.get(candidate, [])
             exact = [p for p in paths if p.rsplit("/", 1)[-1][:-3] == snake(schema_name)]
             chosen = exact or (paths if len(paths) == 1 else [])

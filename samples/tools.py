@@ -7,8 +7,9 @@ Items live in memory for the life of the server. Try it with
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from json import dumps as to_json  # imported, so not a tool
 from typing import Annotated, Literal
@@ -190,7 +191,7 @@ def move_item(sku: Sku, to: Location) -> Item:
         to: Its new place.
     """
     item = _get(sku)
-    item.location = replace(to, bins=sorted(set(to.bins)))  # bins: sorted, no repeats
+    item.location = dataclasses.replace(to, bins=sorted(set(to.bins)))  # bins: sorted, no repeats
     item.updated_at = _now()
     return item
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,37 @@ import yaml
 
 from mcpgen.diagnostics import Diagnostics, GenerationError
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_BOOL = "tag:yaml.org,2002:bool"
+
+
+class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
+    """A safe loader that yields the JSON data model OpenAPI is defined in.
+
+    YAML 1.1 would turn `2024-01-15T14:30:00Z` into a datetime (which JSON cannot encode),
+    `on`/`no` into booleans and `200:` into an int key. Here dates stay strings, only
+    true/false are booleans, and every mapping key is a string.
+    """
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
+        mapping = super().construct_mapping(node, deep=deep)
+        return {_json_key(key): value for key, value in mapping.items()}
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_TIMESTAMP, _BOOL)]
+    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
+def _json_key(key: Hashable) -> str:
+    """The text JSON would give a non-string key (`200` -> "200", `true` -> "true")."""
+    if isinstance(key, str):
+        return key
+    return json.dumps(key) if isinstance(key, (bool, int, float)) or key is None else str(key)
+
 # Composing a YAML node tree costs ~10 s for a 13 MB spec; above this size
 # diagnostics give the JSON pointer alone.
 _MAX_LINE_INDEX_BYTES = 4_000_000

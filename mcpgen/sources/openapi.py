@@ -564,7 +564,8 @@ def python_type(schema: Any, defs: dict[str, Any], depth: int = 0) -> str:
     if not isinstance(schema, dict) or depth > 4:
         return "Any"
     if "$ref" in schema:
-        return "Any"
+        target = defs.get(schema["$ref"].removeprefix("#/$defs/")) if str(schema["$ref"]).startswith("#/$defs/") else None
+        return python_type(target, defs, depth + 1) if target is not None else "Any"
     kind = schema.get("type")
     nullable = False
     if isinstance(kind, list):

@@ -2,7 +2,7 @@
 
 One generation per session; one server process per transport (stdio handshake, stdio
 modern, streamable HTTP) shared by every test; clients stay connected for the session.
-Servers log to files under the session's tmp dir (`server_logs`), shown when a test fails.
+Servers write their stderr under `log_dir`; the tails are attached to failing reports.
 """
 
 from __future__ import annotations

@@ -1,0 +1,382 @@
+"""mcpgen figures: generation cost, generated-server start-up, tool-call latency. No assertions.
+
+    python benchmarks/bench_generate.py [--corpus ROOT] [--runs 5] [--calls 200]
+                                        [--peer-venv /work/.bench-venv | --no-peer]
+
+(a) Generation of samples/petstore.yaml and GitHub's REST spec, the whole pipeline
+    (parser, datamodel-code-generator, render, black, write), each in a fresh process:
+    wall time per stage and peak RSS.
+(b) The generated GitHub server: cold start (spawn -> initialize -> first tools/list over
+    stdio, median of --runs) and the import time of its server module, against peers
+    measured in the same run: the SDK's minimal_server.py (the floor any server pays) and
+    FastMCP.from_openapi on the same spec (from a separate venv, so mcpgen's stays clean).
+(c) tools/call round trip (median, p95 over --calls sequential calls) of the petstore
+    server against an upstream on 127.0.0.1, with the same peers.
+
+ROOT defaults to running /work/shared/corpus/fetch.sh into /work/.corpus. Without the
+peer venv (or with --no-peer) the FastMCP rows say why they are missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+PETSTORE = REPO / "samples" / "petstore.yaml"
+GITHUB = "@octokit/openapi/generated/api.github.com.json"
+FETCH = Path("/work/shared/corpus/fetch.sh")
+MINIMAL_SERVER = Path("/work/shared/mcp-sdk-examples/minimal_server.py")
+PEER_VENV = Path("/work/.bench-venv")
+STAGES = ("parse", "models", "render", "format", "write")
+
+# The peer: FastMCP's OpenAPI server for a spec, on stdio. argv: SPEC BASE_URL [--import-only]
+PEER_SERVER = '''
+import json, sys, time
+started = time.perf_counter()
+import httpx2, yaml
+from fastmcp import FastMCP
+imported = time.perf_counter()
+text = open(sys.argv[1], encoding="utf-8").read()
+spec = json.loads(text) if sys.argv[1].endswith(".json") else yaml.safe_load(text)
+server = FastMCP.from_openapi(openapi_spec=spec, client=httpx2.AsyncClient(base_url=sys.argv[2]), name="peer")
+built = time.perf_counter()
+if "--import-only" in sys.argv:
+    print(json.dumps({"import": imported - started, "build": built - imported}))
+else:
+    server.run("stdio", show_banner=False)
+'''
+
+
+# -- (a) generation, in a child process ------------------------------------------------
+
+
+def child_generate(spec: str, output: str) -> None:
+    """Run the real pipeline once with a timer around each stage; print JSON."""
+    import mcpgen.api as api
+    import mcpgen.sources.openapi as openapi_source
+    from mcpgen.config import Options
+    from mcpgen.diagnostics import Level
+
+    spent: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+    _time_calls(openapi_source, "generate_models", "models", spent)
+    for name, stage in (("render_project", "render"), ("format_files", "format"), ("write_tree", "write")):
+        _time_calls(api, name, stage, spent)
+    started = time.perf_counter()
+    result = api.generate_openapi(Path(spec), Options(output=Path(output), force=True))
+    total = time.perf_counter() - started
+    spent["parse"] = total - sum(spent.values())  # everything before render, minus the models
+    table = next(text for path, text in result.files.items() if path.endswith("/tools.json"))
+    print(json.dumps({
+        "total": total,
+        "stages": spent,
+        "peak_rss_mb": _peak_rss_mb(),
+        "tools": len(result.project.tools),
+        "models": len(result.project.models),
+        "warnings": sum(1 for d in result.diagnostics if d.level is Level.WARNING),
+        "tools_json_bytes": len(table.encode()),
+        "python_bytes": sum(len(t.encode()) for p, t in result.files.items() if p.endswith(".py")),
+        "package": result.project.package,
+    }))
+
+
+def _time_calls(module: Any, name: str, stage: str, spent: dict[str, float]) -> None:
+    original = getattr(module, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent[stage] += time.perf_counter() - started
+
+    setattr(module, name, timed)
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak RSS, or a formatting worker's if one went higher."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, workers) / 1024
+
+
+def measure_generation(spec: Path, output: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, __file__, "_generate", str(spec), str(output)],
+        capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"generation of {spec} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def print_generation(label: str, figures: dict[str, Any]) -> None:
+    stages = "  ".join(f"{s} {figures['stages'][s]:.2f}" for s in STAGES)
+    print(
+        f"  {label:10} {figures['total']:7.2f} s   peak RSS {figures['peak_rss_mb']:6.0f} MB   "
+        f"{figures['tools']} tools, {figures['models']} model modules, {figures['warnings']} warnings"
+    )
+    print(f"  {'':10} stages (s): {stages}")
+    print(
+        f"  {'':10} tools.json {figures['tools_json_bytes'] / 1e6:.1f} MB, "
+        f"Python {figures['python_bytes'] / 1e6:.1f} MB"
+    )
+
+
+# -- (b) start-up --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """How to start one stdio server, and what to call on it."""
+
+    label: str
+    command: list[str]
+    env: dict[str, str]
+    tool: str = ""
+    arguments: dict[str, Any] | None = None
+
+
+def _params(server: Server) -> Any:
+    from mcp import StdioServerParameters
+
+    return StdioServerParameters(command=server.command[0], args=server.command[1:], env={**os.environ, **server.env})
+
+
+async def cold_start(server: Server) -> tuple[float, int]:
+    """Seconds from spawn to the first tools/list answer, and the number of tools."""
+    from mcp import ClientSession, stdio_client
+
+    params = _params(server)
+    started = time.perf_counter()
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        listed = await session.list_tools()
+        return time.perf_counter() - started, len(listed.tools)
+
+
+async def round_trips(server: Server, calls: int) -> list[float]:
+    from mcp import ClientSession, stdio_client
+
+    params = _params(server)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        await session.list_tools()  # the client caches outputSchemas from it
+        seconds = []
+        for _ in range(calls):
+            started = time.perf_counter()
+            result = await session.call_tool(server.tool, server.arguments or {})
+            seconds.append(time.perf_counter() - started)
+            if result.is_error:
+                raise RuntimeError(f"{server.label}: {server.tool} failed: {result.content}")
+        return seconds
+
+
+def import_seconds(command: list[str], env: dict[str, str], runs: int) -> float:
+    """Median seconds `command` (which prints a number) reports, one fresh process per run."""
+    values = []
+    for _ in range(runs):
+        done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, check=True)
+        values.append(float(done.stdout.strip().splitlines()[-1]))
+    return statistics.median(values)
+
+
+def median_cold_start(server: Server, runs: int) -> tuple[float, int]:
+    import anyio
+
+    anyio.run(cold_start, server)  # warm-up: writes .pyc files, as an installed package has them
+    results = [anyio.run(cold_start, server) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), results[0][1]
+
+
+# -- (c) a canned upstream on 127.0.0.1 ---------------------------------------------------
+
+PET = {"id": 1, "name": "Rex", "photoUrls": [], "status": "available", "tags": [{"id": 1, "name": "good"}]}
+
+
+class _Upstream(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        body = json.dumps(PET).encode() if self.path.startswith("/api/v3/pet/") else b'{"error": "not found"}'
+        self.send_response(200 if self.path.startswith("/api/v3/pet/") else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the access log
+        pass
+
+
+@contextmanager
+def upstream() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/api/v3"
+    finally:
+        httpd.shutdown()
+
+
+# -- peers ------------------------------------------------------------------------------
+
+
+def peer_python(venv: Path | None) -> tuple[Path | None, str]:
+    """The peer venv's python with fastmcp importable, installing it once if needed."""
+    if venv is None:
+        return None, "skipped (--no-peer)"
+    python = venv / "bin" / "python"
+    try:
+        if not python.exists():
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+        probe = [str(python), "-c", "import fastmcp; print(fastmcp.__version__)"]
+        if subprocess.run(probe, capture_output=True, check=False).returncode != 0:
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "fastmcp"], check=True, capture_output=True)
+        version = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        return None, f"unavailable: fastmcp could not be installed into {venv} ({type(exc).__name__})"
+    return python, f"fastmcp {version}"
+
+
+# -- report helpers -----------------------------------------------------------------------
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def ratio(ours: float, peer: float | None) -> str:
+    return f"{ours / peer:5.2f}x" if peer else "   n/a"
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def corpus_root(given: Path | None) -> Path:
+    if given is not None:
+        return given
+    done = subprocess.run(["bash", str(FETCH), "/work/.corpus"], capture_output=True, text=True, check=True)
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+def guarded(label: str, measure: Callable[[], Any]) -> Any:
+    """A peer measurement that failed is reported, not fatal."""
+    try:
+        return measure()
+    except Exception as exc:  # noqa: BLE001 - a benchmark reports and goes on
+        print(f"  {label:34} failed: {type(exc).__name__}: {str(exc)[:200]}")
+        return None
+
+
+# -- main -------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, help="spec root printed by fetch.sh (default: fetch into /work/.corpus)")
+    parser.add_argument("--runs", type=int, default=5, help="cold starts per server (median)")
+    parser.add_argument("--calls", type=int, default=200, help="tools/call round trips per server")
+    parser.add_argument("--peer-venv", type=Path, default=PEER_VENV, help="venv holding fastmcp (created if missing)")
+    parser.add_argument("--no-peer", action="store_true", help="skip FastMCP")
+    args = parser.parse_args()
+
+    github = corpus_root(args.corpus) / GITHUB
+    peer, peer_status = peer_python(None if args.no_peer else args.peer_venv)
+    work = Path(tempfile.mkdtemp(prefix="mcpgen-bench-"))
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; peer: {peer_status}; output in {work}\n")
+
+    print("(a) generation: full pipeline, one fresh process per spec")
+    gen = {label: measure_generation(spec, work / label) for label, spec in (("petstore", PETSTORE), ("github", github))}
+    for label, figures in gen.items():
+        print_generation(label, figures)
+
+    print(f"\n(b) GitHub server: cold start to first tools/list (median of {args.runs}) and import time")
+    bench_startup(work, gen["github"], github, peer, args.runs)
+
+    print(f"\n(c) petstore: tools/call round trip over stdio, {args.calls} sequential calls, upstream on 127.0.0.1")
+    bench_calls(work, gen["petstore"], peer, args.calls)
+
+
+def bench_startup(work: Path, figures: dict[str, Any], spec: Path, peer: Path | None, runs: int) -> None:
+    src = str(work / "github" / "src")
+    package = figures["package"]
+    ours = Server("mcpgen (generated)", [sys.executable, "-m", package], {"PYTHONPATH": src})
+    floor = Server("SDK minimal_server.py", [sys.executable, str(MINIMAL_SERVER)], {})
+    timer = "import time, importlib, sys; t = time.perf_counter(); importlib.import_module(sys.argv[1]); print(time.perf_counter() - t)"
+
+    start, tools = median_cold_start(ours, runs)
+    imported = import_seconds([sys.executable, "-c", timer, f"{package}.server"], {"PYTHONPATH": src}, runs)
+    floor_start, _ = median_cold_start(floor, runs)
+    floor_import = import_seconds(
+        [sys.executable, "-c", timer, "minimal_server"], {"PYTHONPATH": str(MINIMAL_SERVER.parent)}, runs
+    )
+    peer_start = peer_import = None
+    if peer is not None:
+        script = work / "fastmcp_peer.py"
+        script.write_text(PEER_SERVER, encoding="utf-8")
+        fast = Server("FastMCP.from_openapi", [str(peer), str(script), str(spec), "http://127.0.0.1:9"], {})
+        measured = guarded(fast.label, lambda: median_cold_start(fast, runs))
+        if measured is not None:
+            peer_start = measured[0]
+            parts = [json.loads(subprocess.run(
+                [str(peer), str(script), str(spec), "http://127.0.0.1:9", "--import-only"],
+                capture_output=True, text=True, check=True).stdout) for _ in range(runs)]
+            peer_import = statistics.median(p["import"] + p["build"] for p in parts)
+            print(f"  {'FastMCP.from_openapi':26} cold start {ms(peer_start)}   import+build {ms(peer_import)}   "
+                  f"({measured[1]} tools; import {statistics.median(p['import'] for p in parts) * 1000:.0f} ms, "
+                  f"build {statistics.median(p['build'] for p in parts) * 1000:.0f} ms)")
+    print(f"  {'SDK minimal_server.py':26} cold start {ms(floor_start)}   import       {ms(floor_import)}   (1 tool)")
+    print(f"  {'mcpgen (generated)':26} cold start {ms(start)}   import       {ms(imported)}   ({tools} tools)")
+    print(f"  ours / SDK floor:  cold start {ratio(start, floor_start)}   import {ratio(imported, floor_import)}")
+    print(f"  ours / FastMCP:    cold start {ratio(start, peer_start)}   import {ratio(imported, peer_import)}"
+          + ("" if peer_start else "   (peer not measured)"))
+
+
+def bench_calls(work: Path, figures: dict[str, Any], peer: Path | None, calls: int) -> None:
+    import anyio
+
+    rows: list[tuple[str, list[float]]] = []
+    with upstream() as base_url:
+        env = {"PYTHONPATH": str(work / "petstore" / "src"), "PETSTORE_BASE_URL": base_url, "PETSTORE_API_KEY": "k"}
+        ours = Server("mcpgen (generated)", [sys.executable, "-m", figures["package"]], env, "getPetById", {"petId": 1})
+        floor = Server("SDK minimal_server.py (no upstream)", [sys.executable, str(MINIMAL_SERVER)], {}, "add_numbers",
+                       {"a": 1, "b": 2})
+        servers = [floor, ours]
+        if peer is not None:
+            script = work / "fastmcp_peer.py"
+            script.write_text(PEER_SERVER, encoding="utf-8")
+            servers.append(Server("FastMCP.from_openapi", [str(peer), str(script), str(PETSTORE), base_url], {},
+                                  "getPetById", {"petId": 1}))
+        for server in servers:
+            measured = guarded(server.label, lambda s=server: anyio.run(round_trips, s, calls))
+            if measured is not None:
+                rows.append((server.label, measured))
+    for label, seconds in rows:
+        print(f"  {label:36} median {ms(statistics.median(seconds))}   p95 {ms(percentile(seconds, 0.95))}")
+    medians = {label: statistics.median(seconds) for label, seconds in rows}
+    ours_median = medians.get("mcpgen (generated)")
+    if ours_median is not None:
+        print(f"  ours / FastMCP median: {ratio(ours_median, medians.get('FastMCP.from_openapi'))}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["_generate"]:
+        child_generate(sys.argv[2], sys.argv[3])
+    else:
+        main()
