@@ -20,6 +20,7 @@ peer venv (or with --no-peer) the FastMCP rows say why they are missing.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -67,8 +68,8 @@ else:
 
 def child_generate(spec: str, output: str) -> None:
     """Run the real pipeline once with a timer around each stage; print JSON."""
-    import mcpgen.api as api
     import mcpgen.sources.openapi as openapi_source
+    from mcpgen import api
     from mcpgen.config import Options
     from mcpgen.diagnostics import Level
 
@@ -209,7 +210,7 @@ PET = {"id": 1, "name": "Rex", "photoUrls": [], "status": "available", "tags": [
 
 
 class _Upstream(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         body = json.dumps(PET).encode() if self.path.startswith("/api/v3/pet/") else b'{"error": "not found"}'
         self.send_response(200 if self.path.startswith("/api/v3/pet/") else 404)
         self.send_header("Content-Type", "application/json")
@@ -217,7 +218,7 @@ class _Upstream(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the access log
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -364,7 +365,7 @@ def bench_calls(work: Path, figures: dict[str, Any], peer: Path | None, calls: i
             servers.append(Server("FastMCP.from_openapi", [str(peer), str(script), str(PETSTORE), base_url], {},
                                   "getPetById", {"petId": 1}))
         for server in servers:
-            measured = guarded(server.label, lambda s=server: anyio.run(round_trips, s, calls))
+            measured = guarded(server.label, functools.partial(anyio.run, round_trips, server, calls))
             if measured is not None:
                 rows.append((server.label, measured))
     for label, seconds in rows:

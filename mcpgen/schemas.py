@@ -14,7 +14,7 @@ import json
 import keyword
 import re
 import warnings
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,11 +29,16 @@ _SCHEMA_VALUES = (
     "items", "additionalProperties", "not", "contains", "if", "then", "else",
     "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
 )
-_REF_PREFIX = "#/components/schemas/"
 # Refs inlined inside each other beyond this depth go to `$defs`: it bounds both the
 # schema size and Python's stack on deeply nested (non-recursive) specs.
 _MAX_INLINE_DEPTH = 24
+# One converted schema (a parameter, a body, a response) beyond this many bytes of JSON is
+# converted again keeping fewer levels of references (see `SchemaConverter.convert`).
+_MAX_SCHEMA_BYTES = 64_000
+_MAX_KEPT_DEPTH = 8
+_SHALLOW_KEYS = frozenset({"type", "nullable", "format", "title", "description"})
 _TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+_PYTHON_TYPES: dict[str, type | tuple[type, ...]] = {"number": (int, float), "string": str, "object": dict, "array": list}
 # What the 2020-12 meta-schema requires of each keyword's value; anything else is dropped.
 _COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains")
 _NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
@@ -41,22 +46,18 @@ _STRINGS = ("format", "title", "description", "$comment", "contentEncoding", "co
 _BOOLEANS = ("uniqueItems", "readOnly", "writeOnly", "deprecated")
 
 
-class SchemaError(Exception):
-    """A schema that cannot be used; `pointer` says where."""
-
-    def __init__(self, message: str, pointer: str) -> None:
-        super().__init__(message)
-        self.pointer = pointer
-
-
 @dataclass(slots=True)
 class _Root:
-    """The state of one `convert` call: its direction, the refs it shares, its `$defs`."""
+    """The state of one conversion: its direction, the refs it shares, its `$defs`."""
 
     direction: Direction
     shared: frozenset[str]
+    max_depth: int | None  # refs nested deeper than this are elided; None keeps all
     defs: dict[str, JsonSchema] = field(default_factory=dict)
-    pending: list[str] = field(default_factory=list)  # refs named in `defs`, not yet converted
+    pending: deque[str] = field(default_factory=deque)  # refs named in `defs`, not yet converted
+    depths: dict[str, int] = field(default_factory=dict)  # `$defs` ref -> nesting depth where first met
+    base: int = 0  # nesting depth of the definition being converted
+    elided: bool = False  # some reference was cut at max_depth
 
 
 @dataclass(slots=True)
@@ -69,15 +70,45 @@ class SchemaConverter:
     _warned: set[tuple[str, str]] = field(default_factory=set)
     _def_names: dict[str, str] = field(default_factory=dict)  # ref -> `$defs` key, document-wide
     _def_taken: set[str] = field(default_factory=set)
+    _raw_sizes: dict[str, int] = field(default_factory=dict)  # ref -> JSON size of its target
 
     def convert(self, schema: Any, pointer: str, direction: Direction) -> JsonSchema:
-        """A standalone schema: shared and recursive refs end up in its root `$defs`."""
-        root = _Root(direction, self._shared_refs(schema))
+        """A standalone schema: shared and recursive refs end up in its root `$defs`.
+
+        One over `_MAX_SCHEMA_BYTES` keeps only as many levels of references as fit, the
+        deeper ones left open: on specs whose schemas form one big graph (Stripe: any object
+        can expand into others) each tool would otherwise carry most of the spec, 375 kB per
+        outputSchema on average.
+        """
+        shared, estimate = self._closure(schema)
+        if estimate <= _MAX_SCHEMA_BYTES:
+            out = self._convert(schema, pointer, _Root(direction, shared, None))
+            if _json_size(out) <= _MAX_SCHEMA_BYTES:
+                return out
+        # Fewest levels first: each try costs about its own size, never the whole graph's.
+        best = self._convert(schema, pointer, root := _Root(direction, shared, 0))
+        kept = 0
+        while root.elided and kept < _MAX_KEPT_DEPTH:
+            candidate = self._convert(schema, pointer, deeper := _Root(direction, shared, kept + 1))
+            if _json_size(candidate) > _MAX_SCHEMA_BYTES:
+                break
+            best, root, kept = candidate, deeper, kept + 1
+        if root.elided:
+            self._warn_once(
+                f"schema of about {estimate // 1000} kB: {kept} level(s) of references kept, "
+                f"deeper ones accept any value of their type ({_json_size(best) // 1000} kB)",
+                pointer,
+            )
+        return best
+
+    def _convert(self, schema: Any, pointer: str, root: _Root) -> JsonSchema:
         out = self._node(schema, pointer, root, (), inline=True)
         # Definitions are converted here rather than where first met, so the Python stack
         # stays as deep as one definition, whatever the shape of the reference graph.
+        # First met, first converted: a definition gets the shallowest depth it is known at.
         while root.pending:
-            ref = root.pending.pop()
+            ref = root.pending.popleft()
+            root.base = root.depths[ref]
             root.defs[self._def_name(ref)] = self._node(self._target(ref, pointer), ref[1:], root, (ref,))
         if not isinstance(out, dict):
             out = {} if out is True else {"not": {}}
@@ -92,15 +123,17 @@ class SchemaConverter:
 
     # -- references ------------------------------------------------------------
 
-    def _shared_refs(self, schema: Any) -> frozenset[str]:
-        """Refs met at two or more places in `schema` and everything it reaches.
+    def _closure(self, schema: Any) -> tuple[frozenset[str], int]:
+        """The refs met at two or more places in `schema` and all it reaches, and a size
+        estimate: the JSON size of `schema` plus that of each definition it reaches.
 
-        Inlining those everywhere copies a shared sub-graph once per path to it, which
-        grows exponentially on real specs (one Xero tool reached 4 MB); giving each one
-        `$defs` entry keeps a schema linear in the definitions it uses. A ref met once is
-        still inlined, which is what most clients handle best.
+        Shared refs go to `$defs` once: inlining them copies a shared sub-graph once per
+        path to it, which grows exponentially on real specs (a Xero outputSchema reached
+        4 MB, its tools.json 410 MB). A ref met once is still inlined, which is what most
+        clients handle best, and keeps the schema linear in the definitions it uses.
         """
         sites: Counter[str] = Counter()
+        size = _json_size(schema)
         todo = [schema]
         while todo:
             for ref in _refs_in(todo.pop()):
@@ -109,8 +142,14 @@ class SchemaConverter:
                     try:
                         todo.append(self.resolve(ref))
                     except KeyError:
-                        pass  # reported when converted
-        return frozenset(ref for ref, count in sites.items() if count > 1)
+                        continue  # reported when converted
+                    size += self._raw_size(ref, todo[-1])
+        return frozenset(ref for ref, count in sites.items() if count > 1), size
+
+    def _raw_size(self, ref: str, target: Any) -> int:
+        if ref not in self._raw_sizes:
+            self._raw_sizes[ref] = _json_size(target)
+        return self._raw_sizes[ref]
 
     def _def_name(self, ref: str) -> str:
         """A readable `$defs` key, the same for one ref across the document, unique per ref."""
@@ -131,19 +170,32 @@ class SchemaConverter:
             self._warn_once(f"external $ref {ref!r} is not supported; accepting any value", pointer)
             return {}
         siblings = {k: v for k, v in schema.items() if k not in ("$ref", "nullable")}
-        recursive = ref in stack
-        if recursive or (ref in root.shared and not inline) or len(stack) >= _MAX_INLINE_DEPTH:
+        depth = root.base + len(stack)
+        if root.max_depth is not None and depth >= root.max_depth and not inline:
+            out: Any = {**self._elided(ref, pointer, root), **self._node(siblings, pointer, root, stack)}
+        elif ref in stack or (ref in root.shared and not inline) or len(stack) >= _MAX_INLINE_DEPTH:
             name = self._def_name(ref)
             if name not in root.defs:
-                root.defs[name] = {}  # placeholder until `convert` converts it
+                root.defs[name] = {}  # placeholder until `_convert` converts it
                 root.pending.append(ref)
-            out: Any = {"$ref": f"#/$defs/{name}", **self._node(siblings, pointer, root, stack)}
+                root.depths[ref] = depth
+            out = {"$ref": f"#/$defs/{name}", **self._node(siblings, pointer, root, stack)}
         else:
             out = self._node(self._target(ref, pointer), ref[1:], root, (*stack, ref), inline)
             if siblings and isinstance(out, dict):
                 out = {**out, **self._node(siblings, pointer, root, stack)}
         if schema.get("nullable") is True:  # 3.0 `nullable` beside a $ref widens the target
             out = {"anyOf": [out, {"type": "null"}]}
+        return out
+
+    def _elided(self, ref: str, pointer: str, root: _Root) -> JsonSchema:
+        """The target's own type, title and description, without its structure. Sound for
+        validation: whatever the whole definition accepts, this accepts too."""
+        root.elided = True
+        target = self._target(ref, pointer)
+        shallow = {k: v for k, v in target.items() if k in _SHALLOW_KEYS} if isinstance(target, dict) else {}
+        out = self._node(shallow, ref[1:], root, ())
+        out["description"] = (str(out.get("description", "")) + " (structure not shown)").strip()
         return out
 
     def _target(self, ref: str, pointer: str) -> Any:
@@ -192,7 +244,8 @@ class SchemaConverter:
         _drop_one_way_properties(out, root.direction)
         if out.get("type") == "array" or (isinstance(out.get("type"), list) and "array" in out["type"]):
             out.setdefault("items", {})
-        _clean_required(out)
+        self._check_required(out, pointer)
+        self._check_instances(out, pointer)
         return out
 
     def _subschemas(
@@ -226,6 +279,33 @@ class SchemaConverter:
                 out[key] = list(dict.fromkeys(kept))
             else:
                 del out[key]
+
+
+    def _check_required(self, out: JsonSchema, pointer: str) -> None:
+        """`required` as unique strings, without names no property declares (stale or misspelt
+        entries would make every real response fail its outputSchema)."""
+        if "required" not in out:
+            return
+        undeclared = _undeclared_required(out)
+        if undeclared:
+            self._warn_once(f"required {undeclared} not among the properties; dropped", pointer)
+        names = [r for r in out["required"] if isinstance(r, str) and r not in undeclared]
+        out["required"] = list(dict.fromkeys(names))
+        if not out["required"]:
+            del out["required"]
+
+    def _check_instances(self, out: JsonSchema, pointer: str) -> None:
+        """A `default` or `examples` entry of the wrong type or outside `enum` would mislead
+        the model that reads the schema."""
+        if "default" in out and not _fits(out["default"], out):
+            self._warn_once(f"default {out['default']!r} does not match the schema; dropped", pointer)
+            del out["default"]
+        examples = out.get("examples")
+        if isinstance(examples, list) and not all(_fits(e, out) for e in examples):
+            self._warn_once("examples that do not match the schema; dropped", pointer)
+            out["examples"] = [e for e in examples if _fits(e, out)]
+            if not out["examples"]:
+                del out["examples"]
 
 
 def _legacy_keywords(schema: JsonSchema, out: JsonSchema) -> None:
@@ -265,6 +345,10 @@ def _value_problem(key: str, value: Any) -> str | None:
     return None
 
 
+def _json_size(schema: JsonSchema) -> int:
+    return len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False))
+
+
 def _refs_in(schema: Any) -> Iterator[str]:
     """Every `$ref` in `schema`, not following them; data keywords (enum, default) are skipped."""
     if not isinstance(schema, dict):
@@ -295,19 +379,36 @@ def _drop_one_way_properties(out: JsonSchema, direction: Direction) -> None:
         out["required"] = [r for r in out["required"] if r not in dropped]
 
 
-def _clean_required(out: JsonSchema) -> None:
-    """`required` as unique strings; entries without a property go only when none can exist."""
-    if "required" not in out:
-        return
-    if not isinstance(out["required"], list):
-        del out["required"]
-        return
-    names = [r for r in out["required"] if isinstance(r, str)]
-    if isinstance(out.get("properties"), dict) and out.get("additionalProperties") is False:
-        names = [r for r in names if r in out["properties"]]
-    out["required"] = list(dict.fromkeys(names))
-    if not out["required"]:
-        del out["required"]
+def _undeclared_required(out: JsonSchema) -> list[str]:
+    """`required` names no keyword of this node declares, where none could come from
+    elsewhere (a composition, pattern or schema-valued additionalProperties)."""
+    props = out.get("properties")
+    if not isinstance(props, dict) or not isinstance(out.get("required"), list):
+        return []
+    if any(k in out for k in ("allOf", "anyOf", "oneOf", "patternProperties", "dependentSchemas", "if")):
+        return []
+    if isinstance(out.get("additionalProperties"), dict):
+        return []
+    return [r for r in out["required"] if isinstance(r, str) and r not in props]
+
+
+def _fits(value: Any, out: JsonSchema) -> bool:
+    """Whether `value` fits this node's own `type` and `enum` (sub-schemas are not looked at)."""
+    if isinstance(out.get("enum"), list) and value not in out["enum"]:
+        return False
+    kinds = out.get("type")
+    if kinds is None:
+        return True
+    return any(_is_type(value, kind) for kind in (kinds if isinstance(kinds, list) else [kinds]))
+
+
+def _is_type(value: Any, kind: str) -> bool:
+    if isinstance(value, bool) or value is None:
+        return kind == ("boolean" if isinstance(value, bool) else "null")
+    if kind == "integer":
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    python = _PYTHON_TYPES.get(kind)
+    return python is not None and isinstance(value, python)
 
 
 def _make_nullable(out: JsonSchema) -> None:
@@ -389,10 +490,6 @@ def hoist_defs(schema: JsonSchema) -> tuple[JsonSchema, dict[str, Any]]:
     return rest, dict(schema.get("$defs", {}))
 
 
-def sort_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
-
-
 # -- typed models -------------------------------------------------------------
 
 
@@ -413,6 +510,7 @@ def generate_models(document: dict[str, Any]) -> ModelIndex:
     from datamodel_code_generator import (  # heavy import, only when models are wanted
         DataModelType,
         InputFileType,
+        ModuleSplitMode,
         PythonVersion,
         generate,
     )
@@ -429,7 +527,7 @@ def generate_models(document: dict[str, Any]) -> ModelIndex:
             output_model_type=DataModelType.PydanticV2BaseModel,
             target_python_version=PythonVersion.PY_310,
             disable_timestamp=True,
-            module_split_mode="single",
+            module_split_mode=ModuleSplitMode.Single,
             use_annotated=True,
             use_standard_collections=True,
             use_union_operator=True,

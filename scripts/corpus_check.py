@@ -16,7 +16,8 @@ Checks: every generated `.py` compiles; in `tools.json`, each tool passes `types
 at the root and resolve every local `$ref`; the inputSchema root has no oneOf/anyOf/allOf; every
 array schema has `items`; names match ^[A-Za-z0-9_-]{1,64}$ and are unique. For a sample
 (`--serve sample`: specs of at most 100 tools, and GitHub's) the server is also spawned over stdio
-and `initialize` + `tools/list` must return the same tools as `tools.json`.
+and `initialize` + `tools/list` must return the same tools as `tools.json`; then its typed API
+(`operations`) and every model module must import.
 
 Crashes, invalid outputs and failed serves make the exit status 1.
 """
@@ -29,6 +30,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -123,6 +125,7 @@ def verify_tools(entries: list[dict[str, Any]]) -> list[str]:
 
     problems = []
     seen: set[str] = set()
+    checked: dict[str, list[str]] = {}  # many tools share a schema; the meta-schema check is slow
     for entry in entries:
         tool = entry["tool"]
         name = tool.get("name", "")
@@ -137,7 +140,10 @@ def verify_tools(entries: list[dict[str, Any]]) -> list[str]:
             problems.append(f"{name}: types.Tool rejects it: {exc.errors()[0]['msg']}")
         for key in ("inputSchema", "outputSchema"):
             if key in tool:
-                problems.extend(f"{name}.{key}{p}" for p in verify_schema(tool[key], top_level_unions=key == "inputSchema"))
+                text = json.dumps([key, tool[key]], sort_keys=True)
+                if text not in checked:
+                    checked[text] = verify_schema(tool[key], top_level_unions=key == "inputSchema")
+                problems.extend(f"{name}.{key}{p}" for p in checked[text])
     return problems
 
 
@@ -226,7 +232,34 @@ async def serve_check(outcome: Outcome) -> tuple[str, float]:
     names = [t.name for t in listed.tools]
     if names != [e["tool"]["name"] for e in expected]:
         return f"tools/list returned {len(names)} tools, tools.json has {len(expected)}", seconds
-    return "ok", seconds
+    return import_check(src, outcome.package), seconds
+
+
+# Imports the typed API and every model module: compiling is not enough, a model class
+# can still fail when pydantic builds it (a pattern, a default, a forward reference).
+_IMPORT_ALL = """
+import importlib, pkgutil, sys
+package = sys.argv[1]
+importlib.import_module(package + ".operations")
+try:
+    models = importlib.import_module(package + ".models")
+except ModuleNotFoundError:
+    sys.exit(0)
+for info in pkgutil.walk_packages(models.__path__, package + ".models."):
+    try:
+        importlib.import_module(info.name)
+    except Exception as exc:
+        sys.exit(f"{info.name}: {type(exc).__name__}: {exc}"[:300])
+"""
+
+
+def import_check(src: Path, package: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORT_ALL, package],
+        env={**os.environ, "PYTHONPATH": str(src)},
+        capture_output=True, text=True, timeout=SERVE_TIMEOUT * 5, check=False,
+    )
+    return "ok" if done.returncode == 0 else f"import failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}"
 
 
 def serve_all(outcomes: list[Outcome], mode: str) -> None:

@@ -266,7 +266,7 @@ class _Parser:
                     self._warn("operation is not an object; skipped", pointer)
                     continue
                 try:
-                    self.models.Operation.model_validate(node)
+                    self.models.Operation.model_validate(_schemas_blanked(node))
                 except ValidationError as exc:
                     self._warn(f"invalid operation, skipped: {_first_error(exc)}", pointer)
                     continue
@@ -508,7 +508,7 @@ class _Parser:
         json_media = next((m for m in content if _is_json(m)), None)
         if json_media is None:
             media = next(iter(content))
-            kind: ResponseKind = "text" if media.startswith("text/") or media.endswith("+xml") or media.endswith("/xml") else "binary"
+            kind: ResponseKind = "text" if media.startswith("text/") or media.endswith(("+xml", "/xml")) else "binary"
             return None, False, kind, "str" if kind == "text" else "bytes", None
         media_node = content[json_media] if isinstance(content[json_media], dict) else {}
         raw = media_node.get("schema")
@@ -584,6 +584,20 @@ def python_type(schema: Any, defs: dict[str, Any], depth: int = 0) -> str:
     else:
         return "Any"
     return f"{text} | None" if nullable else text
+
+
+def _schemas_blanked(node: Any) -> Any:
+    """`node` with every `schema` value replaced by `{}`, for validating an operation's shape.
+
+    Schemas are checked and repaired by the schema converter, with a warning per bad
+    keyword; openapi-pydantic would instead reject the whole operation for one
+    `type: file` or map-shaped `examples` deep in a response schema.
+    """
+    if isinstance(node, dict):
+        return {key: {} if key == "schema" else _schemas_blanked(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_schemas_blanked(value) for value in node]
+    return node
 
 
 def _model_for(raw: Any, models: ModelIndex) -> tuple[str, str] | None:

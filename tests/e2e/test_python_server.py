@@ -15,6 +15,7 @@ Tests share a server's inventory, so each uses its own SKUs and item names.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import textwrap
@@ -41,6 +42,9 @@ SAMPLE = REPO / "samples" / "tools.py"
 SAMPLE_PACKAGE = "tools_mcp"
 
 CLIENT_KINDS = ("handshake", "modern")
+# Not a speed limit: a request unanswered this long means the server died or hung, and
+# the test should fail rather than wait forever. Calls take milliseconds.
+HANG_GUARD = 120.0
 EXPECTED_VERSION = {"handshake": "2025-11-25", "modern": "2026-07-28"}
 
 SAMPLE_TOOLS = [
@@ -196,25 +200,27 @@ class Conn:
 
 def _params(generated: Generated, cwd: Path) -> StdioServerParameters:
     env = dict(get_default_environment())  # nothing of the test's own env leaks in
-    env["PYTHONPATH"] = ":".join(str(p) for p in generated.pythonpath)
+    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in generated.pythonpath)
     env["PYTHONUNBUFFERED"] = "1"
     return StdioServerParameters(command=sys.executable, args=["-m", generated.package], env=env, cwd=cwd)
 
 
 @asynccontextmanager
-async def _connect(kind: str, generated: Generated, tmp: Path) -> AsyncIterator[Conn]:
-    cwd = tmp / "cwd"  # empty: no samples/, no copy of the module
-    cwd.mkdir()
-    log = tmp / "server.log"
+async def _connect(kind: str, generated: Generated, cwd: Path, log: Path) -> AsyncIterator[Conn]:
     params = _params(generated, cwd)
     with log.open("w") as errlog:
         if kind == "handshake":
-            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=HANG_GUARD) as session,
+            ):
                 init = await session.initialize()
                 listed = await session.list_tools()
                 yield Conn(kind, session, init.protocol_version, log, {t.name: t for t in listed.tools})
         else:
-            async with Client(stdio_client(params, errlog=errlog), cache=None) as client:
+            async with Client(
+                stdio_client(params, errlog=errlog), cache=None, read_timeout_seconds=HANG_GUARD
+            ) as client:
                 listed = await client.list_tools()
                 yield Conn(kind, client, str(client.protocol_version), log, {t.name: t for t in listed.tools})
 
@@ -227,7 +233,10 @@ def _server_fixture(generated_fixture: str, kind: str) -> Any:
         request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     ) -> AsyncIterator[Conn]:
         generated: Generated = request.getfixturevalue(generated_fixture)
-        async with _connect(kind, generated, tmp_path_factory.mktemp(f"{generated_fixture}-{kind}")) as conn:
+        cwd = tmp_path_factory.mktemp("empty-cwd")  # no samples/, no copy of the module
+        # conftest's log_dir: its report hook shows these logs when a test fails.
+        log = request.getfixturevalue("log_dir") / f"python-{generated_fixture}-{kind}.log"
+        async with _connect(kind, generated, cwd, log) as conn:
             yield conn
 
     return connection
@@ -538,6 +547,8 @@ async def test_exception_becomes_a_tool_error_without_traceback(inv: Conn) -> No
         ({"location": {"warehouse": "n", "shelf": 2}}, "location.shelf"),  # unknown dataclass field
         ({"dimensions": {"width": 1, "height": 1}}, "dimensions.depth"),  # TypedDict key missing
         ({"colour": "red"}, "colour"),  # not a parameter
+        ({"quantity": "5"}, "quantity"),  # the schema says integer: no lax coercion
+        ({"quantity": 2.5}, "quantity"),
     ],
 )
 async def test_invalid_arguments_name_the_field_and_change_nothing(
@@ -588,13 +599,13 @@ async def test_sync_function_runs_off_the_event_loop(shifts: Conn) -> None:
     held: dict[str, Any] = {}
 
     async def call_hold() -> None:
-        result = await shifts.call("hold", {"timeout": 60})
+        result = await shifts.call("hold", {"timeout": 30})
         assert not result.is_error, _text(result)
         held.update(result.structured_content or {})
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(call_hold)
-        released = await shifts.call("release", {"timeout": 60})
+        released = await shifts.call("release", {"timeout": 30})
         assert not released.is_error and released.structured_content == {"result": True}  # hold was waiting
     assert held["released"] is True  # and returned because of release, not its timeout
     loop = await shifts.call("loop_thread")

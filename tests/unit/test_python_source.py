@@ -492,7 +492,7 @@ def test_file_target_project(tmp_path: Path) -> None:
     project, _ = parse(path)
     assert (project.name, project.package, project.env_prefix) == ("my-tools", "my_tools_mcp", "MY_TOOLS")
     assert (project.title, project.description, project.version) == ("Test module.", "", "0.1.0")
-    assert project.source_kind == "python" and project.source_file == str(path)
+    assert project.source_kind == "python" and project.source_file == path.name
     assert project.base_url is None and project.security_schemes == () and project.env_vars == ()
     assert [p for p, _ in project.copied_files] == ["source/__init__.py", "source/my_tools.py"]
     assert project.copied_files[1][1] == path.read_text()

@@ -17,13 +17,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--base-url", help=f"upstream API URL (default ${config.ENV_PREFIX}_BASE_URL)"
     )
-    parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        help="stderr log level (default WARNING)",
+    )
     args = parser.parse_args(argv)
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be between 1 and 65535, not {args.port}")
     # stdout carries the protocol on stdio; every log line goes to stderr.
     logging.basicConfig(
-        stream=sys.stderr,
-        level=args.log_level.upper(),
-        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr, level=args.log_level, format="%(levelname)s %(name)s: %(message)s"
     )
     if args.base_url:
         config.set_base_url(args.base_url)

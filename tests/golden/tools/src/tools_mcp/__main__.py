@@ -14,13 +14,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
-    parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        help="stderr log level (default WARNING)",
+    )
     args = parser.parse_args(argv)
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be between 1 and 65535, not {args.port}")
     # stdout carries the protocol on stdio; every log line goes to stderr.
     logging.basicConfig(
-        stream=sys.stderr,
-        level=args.log_level.upper(),
-        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr, level=args.log_level, format="%(levelname)s %(name)s: %(message)s"
     )
 
     from .server import serve_http, serve_stdio

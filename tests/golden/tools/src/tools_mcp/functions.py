@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import json
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ import anyio.to_thread
 import pydantic
 import pydantic_core
 
-__all__ = ["InvalidArguments", "invoke"]
+__all__ = ["FunctionExited", "InvalidArguments", "invoke"]
 
 # tool name -> (module, function, is_async); a module starting with "." is relative to
 # this package (a copy of the source file).
@@ -44,6 +45,14 @@ class InvalidArguments(Exception):
         self.errors = errors
 
 
+class FunctionExited(Exception):
+    """The function called `sys.exit()`: an error of this call, not a reason to stop serving."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(f"the function called sys.exit({code!r})")
+        self.code = code
+
+
 @dataclass(frozen=True, slots=True)
 class _Prepared:
     function: Callable[..., Any]
@@ -60,22 +69,26 @@ async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
     """Call the tool's function; return its result as JSON-compatible data.
 
     Raises KeyError for an unknown tool, InvalidArguments for arguments that do not
-    validate; whatever the function raises propagates.
+    validate, FunctionExited for `sys.exit()`; whatever else the function raises propagates.
     """
     prepared = _PREPARED.get(tool_name) or _prepare(tool_name)
     try:
-        model = prepared.arguments.model_validate(arguments)
+        # Strict JSON-mode validation: what inputSchema allows, no lax coercion ("5" is no int).
+        model = prepared.arguments.model_validate_json(json.dumps(arguments), strict=True)
     except pydantic.ValidationError as exc:
         raise InvalidArguments(_messages(exc)) from None
     # Only the arguments given: omitted ones take the function's own defaults.
     kwargs = {prepared.parameters[field]: getattr(model, field) for field in model.model_fields_set}
-    if prepared.is_async:
-        result = await prepared.function(**kwargs)
-    else:  # a worker thread keeps the server responsive
-        call = functools.partial(prepared.function, **kwargs)
-        result = await anyio.to_thread.run_sync(call)
-    if inspect.isawaitable(result):  # a plain function that returns a coroutine
-        result = await result
+    try:
+        if prepared.is_async:
+            result = await prepared.function(**kwargs)
+        else:  # a worker thread keeps the server responsive
+            call = functools.partial(prepared.function, **kwargs)
+            result = await anyio.to_thread.run_sync(call)
+        if inspect.isawaitable(result):  # a plain function that returns a coroutine
+            result = await result
+    except SystemExit as exc:  # would otherwise end the server, for every client
+        raise FunctionExited(exc.code) from exc
     if prepared.result is None:
         return pydantic_core.to_jsonable_python(result)
     return prepared.result.dump_python(result, mode="json")

@@ -139,7 +139,7 @@ async def _dispatch(name: str, arguments: dict[str, Any]) -> types.CallToolResul
     except Exception as exc:
         # The model sees the error type and message; the traceback stays in the server's log.
         log.exception("tool %s raised", name)
-        return error_result(f"{type(exc).__name__}: {exc}")
+        return error_result(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     if value is None and "outputSchema" not in tool_table()[name]["tool"]:
         return types.CallToolResult(content=[types.TextContent(type="text", text="Done.")])
     return json_result(name, value)

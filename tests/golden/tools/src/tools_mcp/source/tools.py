@@ -7,6 +7,7 @@ Items live in memory for the life of the server. Try it with
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -66,6 +67,7 @@ class Order(BaseModel):
     supplier: str
     quantity: int
     status: Literal["sent", "confirmed"]
+    deliver_to: tuple[str, int] | None = None  # warehouse, aisle
 
 
 class UnknownItem(LookupError):
@@ -189,7 +191,7 @@ def move_item(sku: Sku, to: Location) -> Item:
         to: Its new place.
     """
     item = _get(sku)
-    item.location = to
+    item.location = dataclasses.replace(to, bins=sorted(set(to.bins)))  # bins: sorted, no repeats
     item.updated_at = _now()
     return item
 
@@ -242,9 +244,11 @@ async def place_order(
         quantity: Units to order.
         deliver_to: Warehouse and aisle; the item's own location if omitted.
     """
-    _get(sku)
+    item = _get(sku)
+    if deliver_to is None and item.location is not None:
+        deliver_to = (item.location.warehouse, item.location.aisle)
     await asyncio.sleep(0)  # stands in for a call to the supplier's API
-    return Order(sku=sku, supplier=supplier, quantity=quantity, status="sent")
+    return Order(sku=sku, supplier=supplier, quantity=quantity, status="sent", deliver_to=deliver_to)
 
 
 def remove_item(sku: Sku) -> None:
