@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 REPO = Path(__file__).resolve().parent.parent
 PETSTORE = REPO / "samples" / "petstore.yaml"
@@ -132,10 +132,7 @@ def print_generation(label: str, figures: dict[str, Any]) -> None:
         f"{figures['tools']} tools, {figures['models']} model modules, {figures['warnings']} warnings"
     )
     print(f"  {'':10} stages (s): {stages}")
-    print(
-        f"  {'':10} tools.json {figures['tools_json_bytes'] / 1e6:.1f} MB, "
-        f"Python {figures['python_bytes'] / 1e6:.1f} MB"
-    )
+    print(f"  {'':10} tools.json {_mb(figures['tools_json_bytes'])}, Python {_mb(figures['python_bytes'])}")
 
 
 # -- (b) start-up --------------------------------------------------------------------
@@ -158,23 +155,26 @@ def _params(server: Server) -> Any:
     return StdioServerParameters(command=server.command[0], args=server.command[1:], env={**os.environ, **server.env})
 
 
-async def cold_start(server: Server) -> tuple[float, int]:
-    """Seconds from spawn to the first tools/list answer, and the number of tools."""
+async def cold_start(server: Server, errlog: TextIO) -> tuple[float, int, int]:
+    """Seconds from spawn to the first tools/list answer, the number of tools, and the
+    size of the tools/list result in bytes of JSON."""
     from mcp import ClientSession, stdio_client
 
     params = _params(server)
     started = time.perf_counter()
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         listed = await session.list_tools()
-        return time.perf_counter() - started, len(listed.tools)
+        seconds = time.perf_counter() - started
+    size = len(listed.model_dump_json(by_alias=True, exclude_none=True))
+    return seconds, len(listed.tools), size
 
 
-async def round_trips(server: Server, calls: int) -> list[float]:
+async def round_trips(server: Server, calls: int, errlog: TextIO) -> list[float]:
     from mcp import ClientSession, stdio_client
 
     params = _params(server)
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         await session.list_tools()  # the client caches outputSchemas from it
         seconds = []
@@ -196,12 +196,14 @@ def import_seconds(command: list[str], env: dict[str, str], runs: int) -> float:
     return statistics.median(values)
 
 
-def median_cold_start(server: Server, runs: int) -> tuple[float, int]:
+def median_cold_start(server: Server, runs: int) -> tuple[float, int, int]:
+    """Median seconds to the first tools/list, with the tool count and result size."""
     import anyio
 
-    anyio.run(cold_start, server)  # warm-up: writes .pyc files, as an installed package has them
-    results = [anyio.run(cold_start, server) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), results[0][1]
+    with open(os.devnull, "w") as quiet:  # the servers' start-up banners and logs
+        anyio.run(cold_start, server, quiet)  # warm-up: writes .pyc files, as an installed package has them
+        results = [anyio.run(cold_start, server, quiet) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), results[0][1], results[0][2]
 
 
 # -- (c) a canned upstream on 127.0.0.1 ---------------------------------------------------
@@ -258,6 +260,10 @@ def peer_python(venv: Path | None) -> tuple[Path | None, str]:
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:8.1f} ms"
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1000:.0f} kB"
 
 
 def ratio(ours: float, peer: float | None) -> str:
@@ -317,36 +323,47 @@ def main() -> None:
 def bench_startup(work: Path, figures: dict[str, Any], spec: Path, peer: Path | None, runs: int) -> None:
     src = str(work / "github" / "src")
     package = figures["package"]
+    timer = "import time, importlib, sys; t = time.perf_counter(); importlib.import_module(sys.argv[1]); print(time.perf_counter() - t)"
     ours = Server("mcpgen (generated)", [sys.executable, "-m", package], {"PYTHONPATH": src})
     floor = Server("SDK minimal_server.py", [sys.executable, str(MINIMAL_SERVER)], {})
-    timer = "import time, importlib, sys; t = time.perf_counter(); importlib.import_module(sys.argv[1]); print(time.perf_counter() - t)"
 
-    start, tools = median_cold_start(ours, runs)
+    start, tools, size = median_cold_start(ours, runs)
     imported = import_seconds([sys.executable, "-c", timer, f"{package}.server"], {"PYTHONPATH": src}, runs)
-    floor_start, _ = median_cold_start(floor, runs)
+    print(f"  {ours.label:24} cold start {ms(start)}   import       {ms(imported)}   ({tools} tools, tools/list {_mb(size)})")
+    floor_start, _, _ = median_cold_start(floor, runs)
     floor_import = import_seconds(
         [sys.executable, "-c", timer, "minimal_server"], {"PYTHONPATH": str(MINIMAL_SERVER.parent)}, runs
     )
+    print(f"  {floor.label:24} cold start {ms(floor_start)}   import       {ms(floor_import)}   (1 tool)")
     peer_start = peer_import = None
     if peer is not None:
-        script = work / "fastmcp_peer.py"
-        script.write_text(PEER_SERVER, encoding="utf-8")
-        fast = Server("FastMCP.from_openapi", [str(peer), str(script), str(spec), "http://127.0.0.1:9"], {})
-        measured = guarded(fast.label, lambda: median_cold_start(fast, runs))
-        if measured is not None:
-            peer_start = measured[0]
-            parts = [json.loads(subprocess.run(
-                [str(peer), str(script), str(spec), "http://127.0.0.1:9", "--import-only"],
-                capture_output=True, text=True, check=True).stdout) for _ in range(runs)]
-            peer_import = statistics.median(p["import"] + p["build"] for p in parts)
-            print(f"  {'FastMCP.from_openapi':26} cold start {ms(peer_start)}   import+build {ms(peer_import)}   "
-                  f"({measured[1]} tools; import {statistics.median(p['import'] for p in parts) * 1000:.0f} ms, "
-                  f"build {statistics.median(p['build'] for p in parts) * 1000:.0f} ms)")
-    print(f"  {'SDK minimal_server.py':26} cold start {ms(floor_start)}   import       {ms(floor_import)}   (1 tool)")
-    print(f"  {'mcpgen (generated)':26} cold start {ms(start)}   import       {ms(imported)}   ({tools} tools)")
+        peer_start, peer_import = _peer_startup(work, peer, spec, runs)
+    else:
+        print(f"  {'FastMCP.from_openapi':24} not measured (no peer)")
     print(f"  ours / SDK floor:  cold start {ratio(start, floor_start)}   import {ratio(imported, floor_import)}")
     print(f"  ours / FastMCP:    cold start {ratio(start, peer_start)}   import {ratio(imported, peer_import)}"
-          + ("" if peer_start else "   (peer not measured)"))
+          "   (FastMCP's import includes building its server from the spec, which it does at start-up)")
+
+
+def _peer_startup(work: Path, peer: Path, spec: Path, runs: int) -> tuple[float | None, float | None]:
+    script = work / "fastmcp_peer.py"
+    script.write_text(PEER_SERVER, encoding="utf-8")
+    command = [str(peer), str(script), str(spec), "http://127.0.0.1:9"]
+    fast = Server("FastMCP.from_openapi", command, {})
+    measured = guarded(fast.label, lambda: median_cold_start(fast, runs))
+    if measured is None:
+        return None, None
+    parts = [
+        json.loads(subprocess.run([*command, "--import-only"], capture_output=True, text=True, check=True).stdout)
+        for _ in range(runs)
+    ]
+    imported = statistics.median(p["import"] + p["build"] for p in parts)
+    print(
+        f"  {fast.label:24} cold start {ms(measured[0])}   import+build {ms(imported)}   ({measured[1]} tools, "
+        f"tools/list {_mb(measured[2])}; import {statistics.median(p['import'] for p in parts) * 1000:.0f} ms, "
+        f"build {statistics.median(p['build'] for p in parts) * 1000:.0f} ms)"
+    )
+    return measured[0], imported
 
 
 def bench_calls(work: Path, figures: dict[str, Any], peer: Path | None, calls: int) -> None:
@@ -364,12 +381,15 @@ def bench_calls(work: Path, figures: dict[str, Any], peer: Path | None, calls: i
             script.write_text(PEER_SERVER, encoding="utf-8")
             servers.append(Server("FastMCP.from_openapi", [str(peer), str(script), str(PETSTORE), base_url], {},
                                   "getPetById", {"petId": 1}))
-        for server in servers:
-            measured = guarded(server.label, functools.partial(anyio.run, round_trips, server, calls))
-            if measured is not None:
-                rows.append((server.label, measured))
+        with open(os.devnull, "w") as quiet:
+            for server in servers:
+                measured = guarded(server.label, functools.partial(anyio.run, round_trips, server, calls, quiet))
+                if measured is not None:
+                    rows.append((server.label, measured))
     for label, seconds in rows:
         print(f"  {label:36} median {ms(statistics.median(seconds))}   p95 {ms(percentile(seconds, 0.95))}")
+    if peer is None:
+        print(f"  {'FastMCP.from_openapi':36} not measured (no peer)")
     medians = {label: statistics.median(seconds) for label, seconds in rows}
     ours_median = medians.get("mcpgen (generated)")
     if ours_median is not None:

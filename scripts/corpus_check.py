@@ -79,9 +79,8 @@ def generate_one(root: str, spec: str, workdir: str) -> Outcome:
         errors = [d for d in exc.diagnostics if d.level is Level.ERROR]
         return Outcome(spec, "refused", seconds=time.perf_counter() - started, detail=str(errors[0]) if errors else str(exc))
     except Exception as exc:  # noqa: BLE001 - the point is to catch and report anything
-        frames = traceback.extract_tb(exc.__traceback__)[-3:]
-        where = " <- ".join(f"{Path(f.filename).name}:{f.lineno}" for f in reversed(frames))
-        return Outcome(spec, "crash", seconds=time.perf_counter() - started, detail=f"{type(exc).__name__}: {exc} [{where}]"[:500])
+        detail = f"{type(exc).__name__}: {str(exc)[:300]} [{_where(exc)}]"
+        return Outcome(spec, "crash", seconds=time.perf_counter() - started, detail=detail)
     seconds = time.perf_counter() - started
     warnings = sum(1 for d in result.diagnostics if d.level is Level.WARNING)
     problems, size = verify_tree(result.files)
@@ -97,6 +96,14 @@ def generate_one(root: str, spec: str, workdir: str) -> Outcome:
         output=str(output),
         package=result.project.package,
     )
+
+
+def _where(exc: BaseException) -> str:
+    """Where it was raised, and the last mcpgen frame on the way (the one to fix)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if f"{os.sep}mcpgen{os.sep}" in f.filename]
+    shown = [frames[-1], *(f for f in ours[-1:] if f is not frames[-1])] if frames else []
+    return " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in shown)
 
 
 # -- verification ----------------------------------------------------------------

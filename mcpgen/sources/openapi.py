@@ -234,7 +234,7 @@ class _Parser:
         if not self.options.models:
             return ModelIndex((), {})
         try:
-            return generate_models(self.doc)
+            return generate_models(self.doc, self._warn)
         except Exception as exc:  # noqa: BLE001 - a third-party generator on messy input
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             self._warn(
@@ -501,7 +501,7 @@ class _Parser:
         if not success:
             return None, False, "json", "Any", None
         code = success[0]
-        node, pointer = self.deref(responses[code] if code in responses else responses[int(code)], join_pointer(op.pointer, "responses", code))
+        node, pointer = self.deref(responses[code], join_pointer(op.pointer, "responses", code))  # keys are str
         content = node.get("content") if isinstance(node, dict) else None
         if not isinstance(content, dict) or not content:
             return None, False, "empty", "None", None
@@ -563,9 +563,10 @@ def python_type(schema: Any, defs: dict[str, Any], depth: int = 0) -> str:
     """A Python annotation for a converted JSON Schema; `Any` where no simple type fits."""
     if not isinstance(schema, dict) or depth > 4:
         return "Any"
-    if "$ref" in schema:
-        target = defs.get(schema["$ref"].removeprefix("#/$defs/")) if str(schema["$ref"]).startswith("#/$defs/") else None
-        return python_type(target, defs, depth + 1) if target is not None else "Any"
+    ref = schema.get("$ref")
+    if ref is not None:  # `$defs` keys need no pointer escaping (see schemas.def_name)
+        target = defs.get(ref[len("#/$defs/"):]) if isinstance(ref, str) and ref.startswith("#/$defs/") else None
+        return python_type(target, defs, depth + 1)
     kind = schema.get("type")
     nullable = False
     if isinstance(kind, list):
