@@ -82,7 +82,7 @@ class SchemaConverter:
     _warned: set[tuple[str, str]] = field(default_factory=set)
     _def_names: dict[str, str] = field(default_factory=dict)  # ref -> `$defs` key, document-wide
     _def_taken: set[str] = field(default_factory=set)
-    _raw_sizes: dict[str, int] = field(default_factory=dict)  # ref -> JSON size of its target
+    _targets: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)  # see _target_refs
 
     def convert(self, schema: Any, pointer: str, direction: Direction) -> JsonSchema:
         """A standalone schema: shared and recursive refs end up in its root `$defs`.
@@ -93,7 +93,9 @@ class SchemaConverter:
         outputSchema on average.
         """
         shared, estimate = self._closure(schema)
-        if estimate <= _MAX_SCHEMA_BYTES:
+        if estimate <= _MAX_SCHEMA_BYTES // 2:  # conversion adds far less than it would take to double
+            return self._convert(schema, pointer, _Root(direction, shared, None))
+        if estimate <= _MAX_SCHEMA_BYTES * 4:  # the estimate counts what conversion drops
             out = self._convert(schema, pointer, _Root(direction, shared, None))
             if _json_size(out) <= _MAX_SCHEMA_BYTES:
                 return out
@@ -144,24 +146,28 @@ class SchemaConverter:
         4 MB, its tools.json 410 MB). A ref met once is still inlined, which is what most
         clients handle best, and keeps the schema linear in the definitions it uses.
         """
-        sites: Counter[str] = Counter()
+        sites: Counter[str] = Counter(_refs_in(schema))
         size = _json_size(schema)
-        todo = [schema]
+        todo = list(sites)
         while todo:
-            for ref in _refs_in(todo.pop()):
-                sites[ref] += 1
-                if sites[ref] == 1 and ref.startswith("#/"):
-                    try:
-                        todo.append(self.resolve(ref))
-                    except KeyError:
-                        continue  # reported when converted
-                    size += self._raw_size(ref, todo[-1])
+            ref = todo.pop()
+            refs, ref_size = self._target_refs(ref)
+            size += ref_size
+            for inner in refs:
+                sites[inner] += 1
+                if sites[inner] == 1:
+                    todo.append(inner)
         return frozenset(ref for ref, count in sites.items() if count > 1), size
 
-    def _raw_size(self, ref: str, target: Any) -> int:
-        if ref not in self._raw_sizes:
-            self._raw_sizes[ref] = _json_size(target)
-        return self._raw_sizes[ref]
+    def _target_refs(self, ref: str) -> tuple[tuple[str, ...], int]:
+        """The refs in the target of `ref` (one per place), and its JSON size; memoized."""
+        if ref not in self._targets:
+            try:
+                target = self.resolve(ref) if ref.startswith("#/") else {}
+            except KeyError:
+                target = {}  # reported when converted
+            self._targets[ref] = (tuple(_refs_in(target)), _json_size(target))
+        return self._targets[ref]
 
     def _def_name(self, ref: str) -> str:
         """A readable `$defs` key, the same for one ref across the document, unique per ref."""

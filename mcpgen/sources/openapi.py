@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from pydantic import ValidationError
 
@@ -70,6 +71,7 @@ class _Parser:
         self.doc = document
         self.options = options
         self.diag = diagnostics
+        self._resolved: dict[str, Any] = {}
         self.version = self._version()
         self.openapi_30 = self.version.startswith("3.0")
         self.converter = SchemaConverter(self.resolve, self.openapi_30, self._warn)
@@ -106,11 +108,19 @@ class _Parser:
         self.diag.warning(message, pointer)
 
     def resolve(self, ref: str) -> Any:
-        """The node a local `#/...` reference points at; KeyError if none."""
+        """The node a local `#/...` reference points at; KeyError if none.
+
+        Memoized: a big spec resolves the same few hundred refs millions of times.
+        """
+        node = self._resolved.get(ref)
+        if node is None:
+            node = self._resolved[ref] = self._walk(ref)
+        return node
+
+    def _walk(self, ref: str) -> Any:
         node: Any = self.doc
         for token in ref[2:].split("/") if ref != "#" else []:
-            token = token.replace("~1", "/").replace("~0", "~")
-            token = _unquote(token)
+            token = unquote(token.replace("~1", "/").replace("~0", "~"))
             if isinstance(node, dict) and token in node:
                 node = node[token]
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
@@ -640,12 +650,6 @@ def _is_json_like(media: str) -> bool:
 
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
-
-
-def _unquote(token: str) -> str:
-    from urllib.parse import unquote
-
-    return unquote(token)
 
 
 def _unique(ident: str, used: set[str]) -> str:
