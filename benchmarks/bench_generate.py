@@ -40,9 +40,10 @@ from typing import Any, TextIO
 REPO = Path(__file__).resolve().parent.parent
 PETSTORE = REPO / "samples" / "petstore.yaml"
 GITHUB = "@octokit/openapi/generated/api.github.com.json"
-FETCH = Path("/work/shared/corpus/fetch.sh")
-MINIMAL_SERVER = Path("/work/shared/mcp-sdk-examples/minimal_server.py")
-PEER_VENV = Path("/work/.bench-venv")
+SHARED = REPO.parent / "shared"  # beside the checkout, for developers and CI alike
+FETCH = SHARED / "corpus" / "fetch.sh"
+MINIMAL_SERVER = SHARED / "mcp-sdk-examples" / "minimal_server.py"
+PEER_VENV = REPO.parent / ".bench-venv"
 STAGES = ("parse", "models", "render", "format", "write")
 
 # The peer: FastMCP's OpenAPI server for a spec, on stdio. argv: SPEC BASE_URL [--import-only]
@@ -278,7 +279,7 @@ def percentile(values: list[float], fraction: float) -> float:
 def corpus_root(given: Path | None) -> Path:
     if given is not None:
         return given
-    done = subprocess.run(["bash", str(FETCH), "/work/.corpus"], capture_output=True, text=True, check=True)
+    done = subprocess.run(["bash", str(FETCH), str(REPO.parent / ".corpus")], capture_output=True, text=True, check=True)
     return Path(done.stdout.strip().splitlines()[-1])
 
 

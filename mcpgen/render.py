@@ -104,6 +104,12 @@ def json_document(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
+def json_lines(items: list[Any]) -> str:
+    """A JSON array, one compact item per line: half the bytes of indented JSON (the
+    server loads it at start-up) while diffs still show which item changed."""
+    return "[\n" + ",\n".join(json.dumps(i, ensure_ascii=False, separators=(",", ":")) for i in items) + "\n]"
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -116,7 +122,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(
         pyrepr=pyrepr, docstring=docstring, ident=ident, dotted=dotted, annotation=annotation,
-        tomlstr=tomlstr, comment=comment, md=md, mdcell=mdcell, json_document=json_document,
+        tomlstr=tomlstr, comment=comment, md=md, mdcell=mdcell, json_document=json_document, json_lines=json_lines,
     )
     return env
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DEFAULT_LIST = Path("/work/shared/corpus/public.txt")
+DEFAULT_LIST = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "public.txt"
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SERVE_SAMPLE_MAX_TOOLS = 100
 SERVE_TIMEOUT = 120.0
