@@ -83,6 +83,7 @@ class SchemaConverter:
     _def_names: dict[str, str] = field(default_factory=dict)  # ref -> `$defs` key, document-wide
     _def_taken: set[str] = field(default_factory=set)
     _targets: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)  # see _target_refs
+    _inlined_sizes: dict[str, int] = field(default_factory=dict)  # see _ref_inlined_size
 
     def convert(self, schema: Any, pointer: str, direction: Direction) -> JsonSchema:
         """A standalone schema: shared and recursive refs end up in its root `$defs`.
@@ -93,6 +94,8 @@ class SchemaConverter:
         outputSchema on average.
         """
         shared, estimate = self._closure(schema)
+        if shared and self._inlined_size(schema) <= _MAX_SCHEMA_BYTES // 2:
+            shared = frozenset()  # small enough to inline every non-recursive ref: what clients handle best
         if estimate <= _MAX_SCHEMA_BYTES // 2:  # conversion adds far less than it would take to double
             return self._convert(schema, pointer, _Root(direction, shared, None))
         if estimate <= _MAX_SCHEMA_BYTES * 4:  # the estimate counts what conversion drops
@@ -158,6 +161,23 @@ class SchemaConverter:
                 if sites[inner] == 1:
                     todo.append(inner)
         return frozenset(ref for ref, count in sites.items() if count > 1), size
+
+    def _inlined_size(self, schema: Any) -> int:
+        """About how many bytes `schema` takes with every non-recursive ref inlined."""
+        return _json_size(schema) + sum(self._ref_inlined_size(ref, set()) for ref in _refs_in(schema))
+
+    def _ref_inlined_size(self, ref: str, visiting: set[str]) -> int:
+        if ref in self._inlined_sizes:
+            return self._inlined_sizes[ref]
+        if ref in visiting:  # recursion stays a `$defs` reference
+            return 0
+        visiting.add(ref)
+        refs, size = self._target_refs(ref)
+        # capped: the sum only needs to say "too big", and shared sub-graphs grow exponentially
+        total = min(size + sum(self._ref_inlined_size(inner, visiting) for inner in refs), 1 << 40)
+        visiting.discard(ref)
+        self._inlined_sizes[ref] = total
+        return total
 
     def _target_refs(self, ref: str) -> tuple[tuple[str, ...], int]:
         """The refs in the target of `ref` (one per place), and its JSON size; memoized."""

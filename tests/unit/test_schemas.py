@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
@@ -103,3 +104,20 @@ def test_all_of_objects_merge() -> None:
 def test_all_of_with_a_non_object_part_is_kept() -> None:
     schema = {"allOf": [{"type": "object"}, {"type": "string"}]}
     assert merge_all_of(schema) is schema
+
+
+def test_small_shared_refs_are_inlined() -> None:
+    schema = {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/B"}, "b": {"$ref": "#/components/schemas/B"}}}
+    out, _ = convert(schema, {"B": {"type": "integer"}})
+    assert out == {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
+
+
+def test_exponentially_shared_graphs_keep_shared_refs_in_defs() -> None:
+    # L0 -> L1 twice -> L2 twice ...: inlined, 2**30 copies of L30
+    components: dict[str, Any] = {
+        f"L{i}": {"type": "object", "properties": {"x": {"$ref": f"#/components/schemas/L{i + 1}"}, "y": {"$ref": f"#/components/schemas/L{i + 1}"}}}
+        for i in range(30)
+    }
+    components["L30"] = {"type": "string"}
+    out, _ = convert({"$ref": "#/components/schemas/L0"}, components)
+    assert "$defs" in out and len(json.dumps(out)) < 64_000
