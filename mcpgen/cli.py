@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -91,8 +92,8 @@ def from_python(
     _run(lambda: api.generate_python(target, options))
 
 
-def _run(generate: object) -> None:
-    assert callable(generate)
+def _run(generate: Callable[[], api.Result]) -> None:
+    """Run one generation; print diagnostics and a summary; exit 1 on any refusal."""
     try:
         result = generate()
     except GenerationError as exc:
