@@ -164,20 +164,30 @@ class SchemaConverter:
 
     def _inlined_size(self, schema: Any) -> int:
         """About how many bytes `schema` takes with every non-recursive ref inlined."""
-        return _json_size(schema) + sum(self._ref_inlined_size(ref, set()) for ref in _refs_in(schema))
+        return _json_size(schema) + sum(self._ref_inlined_size(ref) for ref in _refs_in(schema))
 
-    def _ref_inlined_size(self, ref: str, visiting: set[str]) -> int:
+    def _ref_inlined_size(self, ref: str) -> int:
+        """The same for the target of `ref`; memoized. A depth-first walk with its own stack:
+        chains of refs can be deeper than Python's (a RecursionError is a crash)."""
         if ref in self._inlined_sizes:
             return self._inlined_sizes[ref]
-        if ref in visiting:  # recursion stays a `$defs` reference
-            return 0
-        visiting.add(ref)
-        refs, size = self._target_refs(ref)
-        # capped: the sum only needs to say "too big", and shared sub-graphs grow exponentially
-        total = min(size + sum(self._ref_inlined_size(inner, visiting) for inner in refs), 1 << 40)
-        visiting.discard(ref)
-        self._inlined_sizes[ref] = total
-        return total
+        visiting = {ref}  # refs on the current path: met again, they are recursion
+        path = [(ref, iter(self._target_refs(ref)[0]))]
+        while path:
+            current, inner = path[-1]
+            child = next((r for r in inner if r not in self._inlined_sizes and r not in visiting), None)
+            if child is not None:
+                visiting.add(child)
+                path.append((child, iter(self._target_refs(child)[0])))
+                continue
+            path.pop()
+            visiting.discard(current)
+            refs, size = self._target_refs(current)
+            # recursion counts 0 (it stays a `$defs` reference); capped: the sum only needs
+            # to say "too big", and shared sub-graphs grow exponentially
+            total = size + sum(self._inlined_sizes.get(r, 0) for r in refs)
+            self._inlined_sizes[current] = min(total, 1 << 40)
+        return self._inlined_sizes[ref]
 
     def _target_refs(self, ref: str) -> tuple[tuple[str, ...], int]:
         """The refs in the target of `ref` (one per place), and its JSON size; memoized."""
