@@ -114,7 +114,10 @@ async def _send_following(
     http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any]
 ) -> httpx2.Response:
     """Follow redirects only within the API's origin, so credentials never reach another host."""
-    response = await http.request(method, url, follow_redirects=False, **request)
+    # Merge rather than replace: a path key may carry its own query (`/alerts?lat={lat}`).
+    params = request.pop("params", [])
+    target = httpx2.URL(url).copy_merge_params(params) if params else httpx2.URL(url)
+    response = await http.request(method, target, follow_redirects=False, **request)
     for _ in range(MAX_REDIRECTS):
         following = response.next_request
         if following is None:
