@@ -120,5 +120,23 @@ def _print_diagnostics(diagnostics: list[Diagnostic]) -> None:
         typer.secho(str(diagnostic), fg=colours[diagnostic.level], err=True)
 
 
+@app.command("new")
+def new(
+    name: Annotated[str, typer.Argument(help="Project name: letters, digits, '-', '_' (e.g. weather-tools).")],
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output directory (default: ./NAME).")] = None,
+    force: ForceOption = False,
+) -> None:
+    """Create a hand-written MCP server project: example tool, resource and prompt, tests, README."""
+    from mcpgen.scaffold import ScaffoldError, new_project
+
+    try:
+        target, files = new_project(name, output, force)
+    except (ScaffoldError, OutputExists) as exc:
+        typer.secho(f"error: {exc}", fg="red", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"Created {len(files)} files in {target}")
+    typer.echo(f"Try it: cd {target} && pip install -e '.[test]' && pytest")
+
+
 def main() -> None:
     app()
