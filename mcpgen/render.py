@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from mcpgen import naming
+from mcpgen import naming, project_tests
 from mcpgen.ir import Project, Tool
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
@@ -264,6 +264,8 @@ def render_project(project: Project) -> dict[str, str]:
         files[f"{pkg}/operations.py"] = "src/operations.py.j2"
     else:
         files[f"{pkg}/functions.py"] = "src/functions.py.j2"
+    files.update(project_tests.test_templates(project))
+    context["tool_cases"] = project_tests.tool_cases(project)
     out = {path: env.get_template(template).render(context) for path, template in files.items()}
     if project.models:
         for module in project.models:

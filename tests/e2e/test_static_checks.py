@@ -14,7 +14,7 @@ def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_mypy_strict(generated: Path, tmp_path: Path) -> None:
     # cwd = the output dir: mypy reads its pyproject.toml ([tool.mypy] strict, pydantic plugin)
     cache = f"--cache-dir={tmp_path / 'mypy-cache'}"
-    done = run([sys.executable, "-m", "mypy", "--strict", cache, "src"], generated)
+    done = run([sys.executable, "-m", "mypy", "--strict", cache, "src", "tests"], generated)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Success" in done.stdout
 
@@ -26,5 +26,5 @@ def test_ruff(generated: Path) -> None:
 
 def test_black(generated: Path) -> None:
     # mcpgen formats with black, line length 100 (the generated [tool.ruff] line-length)
-    done = run([sys.executable, "-m", "black", "--check", "--line-length", "100", "src"], generated)
+    done = run([sys.executable, "-m", "black", "--check", "--line-length", "100", "src", "tests"], generated)
     assert done.returncode == 0, done.stdout + done.stderr
