@@ -7,6 +7,8 @@ required properties only, `minItems` items, bounds, lengths, well-known formats.
 it cannot satisfy with confidence (`pattern` without an example, `not`, unresolvable
 `$ref`, recursion through required properties) raises `Unsynthesisable`; callers then
 leave that tool's call out rather than send something that might be invalid.
+Every result is checked with jsonschema before it is returned, and examples or defaults
+that do not fit their schema (specs carry such) are passed over.
 `invalid_arguments` finds arguments the schema rejects, for validation-error checks.
 """
 
@@ -15,6 +17,9 @@ from __future__ import annotations
 import copy
 import math
 from typing import Any
+
+import jsonschema
+import referencing.exceptions
 
 _MAX_DEPTH = 12
 _FORMATS = {
@@ -47,12 +52,23 @@ class Unsynthesisable(ValueError):
 
 def minimal_instance(schema: Any, root: dict[str, Any] | None = None) -> Any:
     """A small value valid against `schema`; `root` resolves `#/...` references."""
-    return _Builder(root if root is not None else schema).build(schema, 0)
+    builder = _Builder(root if root is not None else schema)
+    value = builder.build(schema, 0)
+    if not builder.fits(value, schema):
+        raise Unsynthesisable("the value built does not validate")
+    return value
 
 
 class _Builder:
     def __init__(self, root: Any) -> None:
         self.root = root
+        self.validator = jsonschema.Draft202012Validator(root)
+
+    def fits(self, value: Any, schema: Any) -> bool:
+        try:
+            return bool(self.validator.evolve(schema=schema).is_valid(value))
+        except (jsonschema.exceptions.SchemaError, referencing.exceptions.Unresolvable, RecursionError):
+            return False
 
     def resolve(self, ref: str) -> Any:
         if not ref.startswith("#"):
@@ -81,8 +97,9 @@ class _Builder:
         for key in ("examples", "default"):
             if key in schema and not any(k in schema for k in _UNSUPPORTED):
                 values = schema[key] if key == "examples" else [schema[key]]
-                if isinstance(values, list) and values:
-                    return copy.deepcopy(values[0])
+                for value in values if isinstance(values, list) else ():
+                    if self.fits(value, schema):
+                        return copy.deepcopy(value)
         if "enum" in schema:
             if not schema["enum"]:
                 raise Unsynthesisable("empty enum")
@@ -121,7 +138,8 @@ class _Builder:
         no other one accepts by type would be safe, so alternatives must differ in type."""
         options = schema[key]
         if key == "oneOf":
-            kinds = [frozenset(_types(self._deref(o))) for o in options]
+            # integer values are numbers too: the two overlap
+            kinds = [frozenset("number" if t == "integer" else t for t in _types(self._deref(o))) for o in options]
             if any(not k for k in kinds) or len(set().union(*kinds)) != sum(len(k) for k in kinds):
                 raise Unsynthesisable("oneOf alternatives that overlap")
         ordered = sorted(options, key=lambda o: _types(self._deref(o)) == {"null"})
