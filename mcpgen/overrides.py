@@ -31,13 +31,22 @@ def apply_overrides(project: Project, overrides: tuple[ToolOverride, ...], diagn
             "remove the table if the operation is gone",
         )
     tools: list[Tool] = []
+    holders: dict[str, str] = {}  # final name -> default name of the tool holding it
     for tool in project.tools:
         override = by_key.get(tool.name)
-        if override is None:
-            tools.append(tool)
-        elif not override.hidden:
-            tools.append(_overridden(tool, override, diagnostics))
-    _check_unique(tools, by_key, diagnostics)
+        if override is not None and override.hidden:
+            continue
+        final = tool if override is None else _overridden(tool, override, diagnostics)
+        if final.name in holders:
+            # Default names are unique, so one of the two was renamed by mcpgen.toml.
+            culprit = tool.name if final.name != tool.name else holders[final.name]
+            diagnostics.error(
+                f"tools.{culprit}.name: {final.name!r} is already the name of another tool",
+                f"tools.{culprit}.name",
+                "tool names must be unique",
+            )
+        holders[final.name] = tool.name
+        tools.append(final)
     return replace(project, tools=tuple(tools))
 
 
@@ -60,17 +69,3 @@ def _overridden(tool: Tool, override: ToolOverride, diagnostics: Diagnostics) ->
     if hints:
         changes["annotations"] = replace(tool.annotations, **hints) if tool.annotations else Annotations(**hints)
     return replace(tool, **changes)  # type: ignore[arg-type]
-
-
-def _check_unique(tools: list[Tool], by_key: dict[str, ToolOverride], diagnostics: Diagnostics) -> None:
-    owners: dict[str, str] = {}
-    renamed = {o.name: key for key, o in by_key.items() if o.name is not None}
-    for tool in tools:
-        if tool.name in owners:
-            key = renamed.get(tool.name, owners[tool.name])
-            diagnostics.error(
-                f"tools.{key}.name: {tool.name!r} is already the name of another tool",
-                f"tools.{key}.name",
-                "tool names must be unique",
-            )
-        owners[tool.name] = tool.name
