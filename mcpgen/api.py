@@ -164,7 +164,7 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
     if the_plan.blocking and not force:
         raise Conflicts(result)
     backups = apply(project_dir, the_plan, generated, user_files, manifest, force)
-    return Result(project, project_dir, generated, diagnostics, the_plan, changes, backups)
+    return Result(project, project_dir, generated, diagnostics, the_plan, changes, backups, pending=True)
 
 
 def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]:

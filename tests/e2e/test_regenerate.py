@@ -170,6 +170,8 @@ def test_regeneration_keeps_user_code_and_reports_changes(project: Path, upstrea
     # --force: the edited file is kept as .orig and replaced; user files untouched.
     code, out, err = run("regenerate", str(project), "--force")
     assert code == 0, err
+    assert f"update src/{PACKAGE}/tools.json" in err and f"delete src/{PACKAGE}/models/legacy.py" in err
+    assert "Up to date" not in err
     assert "# my local tweak" in (pkg / "config.py.orig").read_text()
     assert "# my local tweak" not in config.read_text()
     assert not (pkg / "models" / "legacy.py").exists()  # untouched and no longer generated
@@ -265,3 +267,40 @@ def test_missing_source_is_located(project: Path, tmp_path: Path) -> None:
     code, _, err = run("regenerate", str(project_copy))
     assert code == 1
     assert "source.openapi: no such file" in err and "(line 6)" in err
+
+
+def test_python_module_project_regenerates_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    module = work / "regen_sample_tools.py"
+    module.write_text('def double(x: int) -> int:\n    """Double X."""\n    return 2 * x\n')
+    monkeypatch.chdir(work)
+    code, _, err = run("from-python", "regen_sample_tools", "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    module.write_text(module.read_text() + '\n\ndef triple(x: int) -> int:\n    """Triple X."""\n    return 3 * x\n')
+    monkeypatch.chdir(tmp_path)  # the module is found through mcpgen.toml's workdir, not the cwd
+    code, out, err = run("regenerate", "out")
+    assert code == 0, err
+    assert "+ triple: new tool [compatible]" in out
+    catalog = json.loads((tmp_path / "out/src/regen_sample_tools_mcp/tools.json").read_text())
+    assert [entry["tool"]["name"] for entry in catalog] == ["double", "triple"]
+
+
+def test_generating_again_into_a_project_keeps_user_files_and_edits(tmp_path: Path) -> None:
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec_v1()))
+    out = tmp_path / "out"
+    assert run("from-openapi", str(tmp_path / "spec.yaml"), "-o", str(out))[0] == 0
+    hooks = out / "src" / PACKAGE / "hooks.py"
+    hooks.write_text(hooks.read_text() + "\n# mine\n")
+    readme = out / "README.md"
+    readme.write_text(readme.read_text() + "\nmy notes\n")
+    code, _, err = run("from-openapi", str(tmp_path / "spec.yaml"), "-o", str(out))
+    assert code == 1 and "pass --force" in err
+    code, _, err = run("from-openapi", str(tmp_path / "spec.yaml"), "-o", str(out), "--tag", "none", "--force")
+    assert code == 0, err
+    assert hooks.read_text().endswith("# mine\n")
+    assert (out / "README.md.orig").read_text().endswith("my notes\n")
+    assert 'include_tags = ["none"]' in (out / "mcpgen.toml").read_text()
+    assert json.loads((out / "src" / PACKAGE / "tools.json").read_text()) == []
