@@ -179,10 +179,11 @@ def as_text(changes: list[Change]) -> str:
     if not changes:
         return "Tools: no changes."
     s = summary(changes)
-    lines = [
+    headline = (
         f"Tools: {s['added']} added, {s['removed']} removed, {s['renamed']} renamed, {s['changed']} changed "
         f"({s['breaking']} breaking change{'s' if s['breaking'] != 1 else ''})"
-    ]
+    )
+    lines = [headline]
     marks = {"added": "+", "removed": "-"}
     for c in changes:
         label = "BREAKING" if c.breaking else "compatible"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
 
-import json
 import typer
 
 from mcpgen import __version__, api, changes

@@ -579,7 +579,8 @@ def _selected(filters: OperationFilter, path: str, method: str, node: dict[str, 
     if filters.methods and method.upper() not in filters.methods:
         return False
     tags = [t for t in node.get("tags") or [] if isinstance(t, str)] if isinstance(node.get("tags"), list) else []
-    op_id = node.get("operationId") if isinstance(node.get("operationId"), str) else ""
+    raw_id = node.get("operationId")
+    op_id = raw_id if isinstance(raw_id, str) else ""
 
     def matches(value: str, globs: tuple[str, ...]) -> bool:
         return any(fnmatch.fnmatchcase(value, glob) for glob in globs)
