@@ -16,6 +16,7 @@ from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Project
 from mcpgen.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
 from mcpgen.overrides import apply_overrides
+from mcpgen.prompts import apply_prompts
 from mcpgen.project_file import PROJECT_FILE, ProjectFile, read_project_file, relative_source, render_project_file
 from mcpgen.render import render_project, render_user_files, wire_tool
 from mcpgen.sync import Plan, apply, plan
@@ -67,6 +68,7 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
         max_name_length=options.max_name_length,
         diagnostics=diagnostics,
         search_path=search_path,
+        prompt_functions=tuple(p.function for p in options.prompts if p.function),
     )
     return project, diagnostics.items
 
@@ -136,6 +138,7 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
     if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
     project = apply_overrides(project, options.overrides, toml_diagnostics)
+    project = apply_prompts(project, options.prompts, toml_diagnostics)
     diagnostics = [*diagnostics, *toml_diagnostics.items]
     if toml_diagnostics.has_errors:
         raise GenerationError(diagnostics)

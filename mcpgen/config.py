@@ -38,6 +38,36 @@ class ToolOverride:
 
 
 @dataclass(frozen=True, slots=True)
+class PromptArgumentSpec:
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PromptMessageSpec:
+    """One message of a declared prompt: text with `{argument}` placeholders, or an
+    embedded text resource."""
+
+    role: str  # "user" | "assistant"
+    text: str | None = None
+    resource_uri: str | None = None
+    resource_mime_type: str = "text/plain"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSpec:
+    """A `[[prompts]]` entry of mcpgen.toml: declared messages, or a Python source's function."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    arguments: tuple[PromptArgumentSpec, ...] = ()
+    messages: tuple[PromptMessageSpec, ...] = ()
+    function: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Options:
     output: Path | None = None  # default: ./<name>-mcp
     name: str | None = None
@@ -48,3 +78,4 @@ class Options:
     models: bool = True  # typed pydantic models for OpenAPI component schemas
     filters: OperationFilter = field(default_factory=OperationFilter)
     overrides: tuple[ToolOverride, ...] = ()
+    prompts: tuple[PromptSpec, ...] = ()

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcpgen import __version__
-from mcpgen.config import OperationFilter, Options, ToolOverride
+from mcpgen.config import (
+    OperationFilter,
+    Options,
+    PromptArgumentSpec,
+    PromptMessageSpec,
+    PromptSpec,
+    ToolOverride,
+)
 from mcpgen.diagnostics import Diagnostics, GenerationError
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 
@@ -28,6 +35,7 @@ PROJECT_FILE = "mcpgen.toml"
 SourceKind = Literal["openapi", "python"]
 _METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_ARGUMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 _ANNOTATIONS = ("read_only", "destructive", "idempotent", "open_world")
 _FILTER_LISTS = tuple(f.name for f in fields(OperationFilter) if f.name != "include_deprecated")
 
@@ -44,6 +52,7 @@ class ProjectFile:
     exclude: tuple[str, ...] = ()
     filters: OperationFilter = field(default_factory=OperationFilter)
     overrides: tuple[ToolOverride, ...] = ()
+    prompts: tuple[PromptSpec, ...] = ()
     mcpgen_version: str = __version__
 
     def options(self, output: Path, force: bool = False) -> Options:
@@ -57,6 +66,7 @@ class ProjectFile:
             models=self.models,
             filters=self.filters,
             overrides=self.overrides,
+            prompts=self.prompts,
         )
 
     def source_target(self, project_dir: Path) -> str:
@@ -153,6 +163,9 @@ class _Reader:
         if not isinstance(value, dict):
             self.error(where, "expected a table")
             return {}
+        return self.check_keys(value, where, allowed)
+
+    def check_keys(self, value: dict[str, Any], where: str, allowed: tuple[str, ...]) -> dict[str, Any]:
         for unknown in sorted(set(value) - set(allowed)):
             self.error(f"{where}.{unknown}" if where else unknown, "unknown key", f"known keys: {', '.join(allowed)}")
         return value
@@ -171,7 +184,9 @@ class _Reader:
         return tuple(value or ())
 
     def project_file(self) -> ProjectFile | None:
-        top = self.table({"": self.data}, "", "", ("mcpgen_version", "source", "options", "filters", "tools"))
+        top = self.table(
+            {"": self.data}, "", "", ("mcpgen_version", "source", "options", "filters", "tools", "prompts")
+        )
         version = self.typed(top, "mcpgen_version", "", lambda v: isinstance(v, str), "a string")
         source = self.table(top, "source", "source", ("openapi", "python", "workdir"))
         kinds = [k for k in ("openapi", "python") if k in source]
@@ -200,6 +215,7 @@ class _Reader:
             self.error("filters", "operation filters apply to OpenAPI sources; use options.include/exclude")
         filters = self.filters(top) if kind == "openapi" else OperationFilter()
         overrides = self.overrides(top)
+        prompts = self.prompts(top, kind)
         if target is None:
             return None
         return ProjectFile(
@@ -213,6 +229,7 @@ class _Reader:
             exclude=self.string_list(options, "exclude", "options"),
             filters=filters,
             overrides=overrides,
+            prompts=prompts,
             mcpgen_version=version or "",
         )
 
@@ -258,9 +275,99 @@ class _Reader:
         return tuple(out)
 
 
+    def prompts(self, top: dict[str, Any], kind: SourceKind) -> tuple[PromptSpec, ...]:
+        entries = top.get("prompts", [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            self.error("prompts", "expected [[prompts]] tables")
+            return ()
+        out = []
+        names: set[str] = set()
+        for index, entry in enumerate(entries):
+            where = f"prompts.{index}"
+            table = self.check_keys(entry, where, ("name", "title", "description", "arguments", "messages", "function"))
+            name = self.typed(
+                table, "name", where, lambda v: isinstance(v, str) and bool(_TOOL_NAME.match(v)),
+                "1-128 characters of A-Z a-z 0-9 _ - .",
+            )
+            if name is None:
+                self.error(f"{where}.name" if "name" in table else where, "every prompt needs a `name`")
+                continue
+            if name in names:
+                self.error(f"{where}.name", f"prompt {name!r} is defined twice")
+            names.add(name)
+            function = self.typed(table, "function", where, lambda v: isinstance(v, str) and v.isidentifier(), "a function name")
+            if function is not None and kind != "python":
+                self.error(f"{where}.function", "only Python sources can bind a function as a prompt")
+            messages = self.prompt_messages(table, where)
+            if function is None and not messages:
+                self.error(where, "a prompt needs `messages` (or, for Python sources, a `function`)")
+            if function is not None and messages:
+                self.error(f"{where}.messages", "give `messages` or `function`, not both")
+            out.append(
+                PromptSpec(
+                    name=name,
+                    title=self.typed(table, "title", where, lambda v: isinstance(v, str), "a string"),
+                    description=self.typed(table, "description", where, lambda v: isinstance(v, str), "a string"),
+                    arguments=self.prompt_arguments(table, where),
+                    messages=messages,
+                    function=function,
+                )
+            )
+        return tuple(out)
+
+    def prompt_arguments(self, table: dict[str, Any], where: str) -> tuple[PromptArgumentSpec, ...]:
+        raw = table.get("arguments", [])
+        if not isinstance(raw, list) or not all(isinstance(a, dict) for a in raw):
+            self.error(f"{where}.arguments", "expected a list of { name, description, required } tables")
+            return ()
+        out = []
+        for index, argument in enumerate(raw):
+            at = f"{where}.arguments.{index}"
+            self.check_keys(argument, at, ("name", "description", "required"))
+            name = self.typed(
+                argument, "name", at, lambda v: isinstance(v, str) and bool(_ARGUMENT.match(v)),
+                "a name of letters, digits, _ and - (used as {name} in messages)",
+            )
+            if name is None:
+                self.error(at, "every argument needs a `name`")
+                continue
+            description = self.typed(argument, "description", at, lambda v: isinstance(v, str), "a string")
+            required = self.typed(argument, "required", at, lambda v: isinstance(v, bool), "true or false")
+            out.append(PromptArgumentSpec(name, description or "", bool(required)))
+        return tuple(out)
+
+    def prompt_messages(self, table: dict[str, Any], where: str) -> tuple[PromptMessageSpec, ...]:
+        raw = table.get("messages", [])
+        if not isinstance(raw, list) or not all(isinstance(m, dict) for m in raw):
+            self.error(f"{where}.messages", 'expected a list of { role = "user", text = "..." } tables')
+            return ()
+        out = []
+        for index, message in enumerate(raw):
+            at = f"{where}.messages.{index}"
+            self.check_keys(message, at, ("role", "text", "resource"))
+            role = self.typed(message, "role", at, lambda v: v in ("user", "assistant"), '"user" or "assistant"')
+            text = self.typed(message, "text", at, lambda v: isinstance(v, str), "a string")
+            resource = self.table(message, "resource", f"{at}.resource", ("uri", "text", "mime_type"))
+            if (text is None) == (not resource):
+                self.error(at, "a message has either `text` or an embedded `resource = { uri, text }`")
+                continue
+            if resource:
+                uri = self.typed(resource, "uri", f"{at}.resource", lambda v: isinstance(v, str) and ":" in v, "a URI")
+                content = self.typed(resource, "text", f"{at}.resource", lambda v: isinstance(v, str), "a string")
+                mime = self.typed(resource, "mime_type", f"{at}.resource", lambda v: isinstance(v, str), "a string")
+                if uri is None or content is None:
+                    self.error(f"{at}.resource", "an embedded resource needs `uri` and `text`")
+                    continue
+                out.append(PromptMessageSpec(role or "user", content, uri, mime or "text/plain"))
+            else:
+                out.append(PromptMessageSpec(role or "user", text))
+        return tuple(out)
+
+
 # -- locating keys ------------------------------------------------------------------
 
 _HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_ARRAY_HEADER = re.compile(r"^\s*\[\[\s*([^\[\]]+?)\s*\]\]\s*(#.*)?$")
 _KEY = re.compile(r"""^\s*((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=""")
 _PART = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*(?:\.|$)""")
 
@@ -282,8 +389,16 @@ def toml_line_resolver(text: str) -> Callable[[str], int | None]:
     line of its nearest enclosing table/key. Good enough for messages; not a TOML parser."""
     lines: dict[tuple[str, ...], int] = {}
     table: list[str] = []
+    counts: dict[tuple[str, ...], int] = {}  # [[array]] tables seen so far, by array key
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("#"):
+            continue
+        array = _ARRAY_HEADER.match(line)
+        if array:
+            key = tuple(_key_parts(array.group(1)))
+            counts[key] = counts.get(key, -1) + 1
+            table = [*key, str(counts[key])]
+            lines.setdefault(tuple(table), number)
             continue
         header = _HEADER.match(line)
         if header:

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from mcpgen import naming
-from mcpgen.ir import Project, Tool
+from mcpgen.ir import Project, Prompt, Tool
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
@@ -175,6 +175,25 @@ def tool_entry(tool: Tool) -> dict[str, Any]:
     return entry
 
 
+def prompt_entry(prompt: Prompt) -> dict[str, Any]:
+    """A prompt as prompts/list sends it, plus how prompts/get answers it."""
+    listed: dict[str, Any] = {"name": prompt.name}
+    if prompt.title:
+        listed["title"] = prompt.title
+    listed["description"] = prompt.description
+    listed["arguments"] = [
+        {"name": a.name, **({"description": a.description} if a.description else {}), "required": a.required}
+        for a in prompt.arguments
+    ]
+    messages = [
+        {"role": m.role, "text": m.text, **({"resourceUri": m.resource_uri, "mimeType": m.resource_mime_type}
+                                             if m.resource_uri else {})}
+        for m in prompt.messages
+    ]
+    call = None if prompt.call is None else [prompt.call.module, prompt.call.function, prompt.call.is_async]
+    return {"prompt": listed, "messages": messages, "call": call}
+
+
 def operation_view(tool: Tool) -> dict[str, Any]:
     route = tool.route
     assert route is not None
@@ -265,6 +284,10 @@ def render_project(project: Project) -> dict[str, str]:
         files[f"{pkg}/operations.py"] = "src/operations.py.j2"
     else:
         files[f"{pkg}/functions.py"] = "src/functions.py.j2"
+    if project.prompts:
+        files[f"{pkg}/prompts.py"] = "src/prompts.py.j2"
+        files[f"{pkg}/prompts.json"] = "src/prompts.json.j2"
+        context["prompt_entries"] = [prompt_entry(p) for p in project.prompts]
     out = {path: env.get_template(template).render(context) for path, template in files.items()}
     if project.models:
         for module in project.models:
