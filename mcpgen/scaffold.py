@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen.render import environment
-from mcpgen.writer import check_target, format_files, write_tree
+from mcpgen.writer import OutputExists, format_files, write_tree
 
 DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3")
 TEST_DEPENDENCIES = ("anyio>=4.5", "pytest>=8")
@@ -99,7 +99,14 @@ def new_project(name: str, output: Path | None = None, force: bool = False) -> t
     """Create the project in `output` (default ./NAME); nothing is written on any error."""
     names = project_names(name)
     target = output or Path.cwd() / names.name
-    check_target(target, force)
+    _check_target(target, force)
     files = render_new(names)
-    write_tree(target, files, force)
+    write_tree(target, files, force=True)  # checked above, with advice that fits `new`
     return target, files
+
+
+def _check_target(target: Path, force: bool) -> None:
+    if target.exists() and not target.is_dir():
+        raise OutputExists(f"{target} exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not force:
+        raise OutputExists(f"{target} exists and is not empty; pass --force to replace it (everything in it goes)")

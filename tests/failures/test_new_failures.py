@@ -56,7 +56,7 @@ def test_non_empty_directory_is_refused_and_kept(tmp_path: Path) -> None:
     (out / "mine.txt").write_text("keep me")
     result = mcpgen("new", "weather", "-o", str(out), cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.strip() == f"error: {out} exists and is not empty; pass --force to replace it"
+    assert result.stderr.strip() == f"error: {out} exists and is not empty; pass --force to replace it (everything in it goes)"
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging dir left behind
 
