@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def build_python(target: str, options: Options) -> tuple[Project, list[Diagnosti
 
 def emit(project: Project, diagnostics: list[Diagnostic], options: Options) -> Result:
     """Render, format and write one project; errors stop before anything is written."""
+    project, diagnostics = shape_surface(project, diagnostics, options)
     if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
     output = options.output or Path.cwd() / naming.distribution_name(project.name)
@@ -56,6 +58,23 @@ def emit(project: Project, diagnostics: list[Diagnostic], options: Options) -> R
     files = format_files(render_project(project), keep=copied)
     write_tree(output, files, options.force)
     return Result(project, output, files, diagnostics)
+
+
+def shape_surface(
+    project: Project, diagnostics: list[Diagnostic], options: Options
+) -> tuple[Project, list[Diagnostic]]:
+    """What the server advertises: client profile, tool mode, page size; tool-count warnings."""
+    from mcpgen import lint, profiles
+
+    diagnostics = list(diagnostics)
+    if options.client_profile:
+        project, notes = profiles.apply(project, options.client_profile)
+        diagnostics += notes
+    mode = "dynamic" if options.tool_mode == "dynamic" else "static"
+    project = dataclasses.replace(project, tool_mode=mode, page_size=options.page_size)
+    if mode == "static":
+        diagnostics += [Diagnostic(Level.WARNING, note, project.source_file) for note in lint.tool_count_notes(len(project.tools))]
+    return project, diagnostics
 
 
 def generate_openapi(spec: Path, options: Options) -> Result:

@@ -108,6 +108,10 @@ class Tool:
     python_name: str  # identifier of the typed function for this tool
     route: HttpRoute | None = None
     call: PythonCall | None = None
+    tags: tuple[str, ...] = ()  # OpenAPI tags; dynamic mode's search ranks them
+    # The full input schema the server validates against, when a client profile
+    # advertises a simpler `input_schema` (None: the advertised one is the full one).
+    input_validation: JsonSchema | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,3 +161,6 @@ class Project:
     models: tuple[ModelModule, ...] = ()
     extra_dependencies: tuple[str, ...] = ()
     copied_files: tuple[tuple[str, str], ...] = ()  # (relative path in package, text)
+    tool_mode: Literal["static", "dynamic"] = "static"  # set from Options at emit time
+    page_size: int = 25  # default tools/list page size, set from Options at emit time
+    client_profile: str | None = None

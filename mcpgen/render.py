@@ -154,6 +154,10 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
 
 def tool_entry(tool: Tool) -> dict[str, Any]:
     entry: dict[str, Any] = {"tool": wire_tool(tool), "wrapsResult": tool.wraps_result}
+    if tool.tags:
+        entry["tags"] = list(tool.tags)
+    if tool.input_validation is not None:
+        entry["inputValidation"] = tool.input_validation
     route = tool.route
     if route is not None:
         entry["http"] = {
@@ -237,6 +241,7 @@ def render_project(project: Project) -> dict[str, str]:
         "vscode_config": vscode,
         "tool_entries": [tool_entry(t) for t in project.tools],
         "tools": list(project.tools),
+        "dynamic": project.tool_mode == "dynamic",
     }
     pkg = f"src/{project.package}"
     files = {
@@ -249,7 +254,10 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/server.py": "src/server.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
+        f"{pkg}/paging.py": "src/paging.py.j2",
     }
+    if project.tool_mode == "dynamic":
+        files[f"{pkg}/dynamic.py"] = "src/dynamic.py.j2"
     if openapi:
         operations = [operation_view(t) for t in project.tools]
         context["operations"] = operations
@@ -288,7 +296,10 @@ def _distribution_key(requirement: str) -> str:
 
 def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
     prefix = project.env_prefix
-    extra = [{"name": f"{prefix}_RATE_LIMIT", "description": "Tool calls allowed per minute; 0 = unlimited", "default": "0"}]
+    extra = [
+        {"name": f"{prefix}_RATE_LIMIT", "description": "Tool calls allowed per minute; 0 = unlimited", "default": "0"},
+        {"name": f"{prefix}_PAGE_SIZE", "description": "Tools per tools/list page", "default": str(project.page_size)},
+    ]
     if project.source_kind == "openapi":
         extra.append({"name": f"{prefix}_TIMEOUT", "description": "Upstream request timeout, seconds", "default": "30"})
     return extra
