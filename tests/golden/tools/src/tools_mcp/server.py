@@ -17,7 +17,7 @@ import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import config
+from . import config, paging
 from .catalog import tool_table
 
 log = logging.getLogger(__package__)
@@ -29,6 +29,11 @@ MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the mode
 @cache
 def _tool_list() -> list[types.Tool]:
     return [types.Tool.model_validate(entry["tool"]) for entry in tool_table().values()]
+
+
+@cache
+def _tool_list_digest() -> str:
+    return paging.digest([tool.name for tool in _tool_list()])
 
 
 @cache
@@ -107,7 +112,9 @@ _limiter = _RateLimiter()
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=_tool_list())
+    cursor = params.cursor if params is not None else None
+    tools, next_cursor = paging.page(_tool_list(), _tool_list_digest(), cursor, config.page_size())
+    return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
 
 
 async def call_tool(
@@ -117,13 +124,18 @@ async def call_tool(
     if name not in tool_table():
         # The spec makes an unknown tool a protocol error, not a tool result.
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+    return await run_tool(name, dict(params.arguments or {}))
+
+
+async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """One catalogue tool: rate limit, argument validation, the call; every failure an isError result."""
     wait = _limiter.retry_after()
     if wait is not None:
         return error_result(
             f"Rate limit reached ({config.rate_limit()} calls per minute); retry in {wait:.0f} s."
         )
     try:
-        return await _dispatch(name, dict(params.arguments or {}))
+        return await _dispatch(name, arguments)
     except Exception as exc:  # no exception may escape as an opaque protocol error
         log.exception("tool %s failed", name)
         return error_result(f"Internal error in tool {name}: {type(exc).__name__}")
