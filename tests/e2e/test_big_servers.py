@@ -278,3 +278,16 @@ def test_tool_count_warnings(tmp_path: Path, count: int, expected: list[str]) ->
     assert all("--tool-mode dynamic" in w for w in warnings)
     dynamic = generate_openapi(spec, Options(output=tmp_path / "dynamic", force=True, tool_mode="dynamic"))
     assert not [d for d in dynamic.diagnostics if d.level is Level.WARNING]
+
+
+def test_dynamic_and_profiled_code_passes_static_checks(dynamic_petstore: Path, tmp_path: Path) -> None:
+    """dynamic.py and the profile's catalog pass the same mypy --strict and ruff as the static server."""
+    import subprocess
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", *args], cwd=dynamic_petstore, capture_output=True, text=True, timeout=300)
+
+    mypy = run("mypy", "--strict", f"--cache-dir={tmp_path / 'mypy-cache'}", "src")
+    assert mypy.returncode == 0, mypy.stdout + mypy.stderr
+    ruff = run("ruff", "check", "--no-cache", ".")
+    assert ruff.returncode == 0, ruff.stdout + ruff.stderr
