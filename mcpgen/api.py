@@ -64,9 +64,12 @@ def shape_surface(
     project: Project, diagnostics: list[Diagnostic], options: Options
 ) -> tuple[Project, list[Diagnostic]]:
     """What the server advertises: client profile, tool mode, page size; tool-count warnings."""
-    from mcpgen import lint, profiles
+    from mcpgen import lint, profiles, resources
 
     diagnostics = list(diagnostics)
+    if options.resources:
+        project, notes = resources.derive(project)  # before a profile renames the tools
+        diagnostics += notes
     if options.client_profile:
         project, notes = profiles.apply(project, options.client_profile)
         diagnostics += notes

@@ -106,10 +106,18 @@ def from_openapi(
     tool_mode: ToolModeOption = ToolMode.static,
     page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
     client_profile: ClientProfileOption = None,
+    resources: Annotated[
+        bool,
+        typer.Option(
+            "--resources",
+            help="Also serve GETs without required arguments as resources, and GETs needing only path "
+            "parameters as resource templates (<name>://path/{param}).",
+        ),
+    ] = False,
 ) -> None:
     """Generate an MCP server package that calls the API SPEC describes."""
     options = Options(
-        output=output, name=name, force=force, max_name_length=max_name_length, models=models,
+        output=output, name=name, force=force, max_name_length=max_name_length, models=models, resources=resources,
         **_surface(tool_mode, page_size, client_profile),  # type: ignore[arg-type]
     )
     _run(lambda: api.generate_openapi(spec, options))

@@ -115,6 +115,24 @@ class Tool:
 
 
 @dataclass(frozen=True, slots=True)
+class Resource:
+    """A GET operation read through resources/read: a fixed `uri`, or a `uri_template`
+    (RFC 6570) whose variables fill the operation's path parameters."""
+
+    name: str
+    title: str | None
+    description: str
+    uri: str | None
+    uri_template: str | None
+    uri_pattern: str | None  # regex (for fullmatch) of the template's URIs, one group per variable
+    mime_type: str | None
+    variables: tuple[tuple[str, str], ...]  # (template variable, tool argument it fills)
+    completions: tuple[tuple[str, tuple[str, ...]], ...]  # (template variable, its enum values)
+    route: HttpRoute
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
 class SecurityScheme:
     """How one credential reaches the upstream, and the env vars that hold it."""
 
@@ -164,3 +182,4 @@ class Project:
     tool_mode: Literal["static", "dynamic"] = "static"  # set from Options at emit time
     page_size: int = 25  # default tools/list page size, set from Options at emit time
     client_profile: str | None = None
+    resources: tuple[Resource, ...] = ()
