@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from mcpgen import naming
 from mcpgen.config import Options
@@ -73,7 +74,7 @@ def shape_surface(
     if options.client_profile:
         project, notes = profiles.apply(project, options.client_profile)
         diagnostics += notes
-    mode = "dynamic" if options.tool_mode == "dynamic" else "static"
+    mode: Literal["static", "dynamic"] = "dynamic" if options.tool_mode == "dynamic" else "static"
     project = dataclasses.replace(project, tool_mode=mode, page_size=options.page_size)
     if mode == "static":
         diagnostics += [Diagnostic(Level.WARNING, note, project.source_file) for note in lint.tool_count_notes(len(project.tools))]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -23,9 +23,9 @@ app = typer.Typer(
 )
 
 OutputOption = Annotated[
-    Optional[Path], typer.Option("--output", "-o", help="Output directory (default: ./<name>-mcp).")
+    Path | None, typer.Option("--output", "-o", help="Output directory (default: ./<name>-mcp).")
 ]
-NameOption = Annotated[Optional[str], typer.Option("--name", help="Server name (default: from the title/module).")]
+NameOption = Annotated[str | None, typer.Option("--name", help="Server name (default: from the title/module).")]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace a non-empty output directory.")]
 MaxNameOption = Annotated[
     int,
@@ -64,7 +64,7 @@ PageSizeOption = Annotated[
     int, typer.Option("--page-size", min=1, help="Tools per tools/list page (the server's <PREFIX>_PAGE_SIZE overrides).")
 ]
 ClientProfileOption = Annotated[
-    Optional[ClientName],
+    ClientName | None,
     typer.Option(
         "--client-profile",
         help="Advertise schemas and names this client accepts (the server still validates the full schema).",
@@ -72,7 +72,7 @@ ClientProfileOption = Annotated[
 ]
 
 
-def _surface(tool_mode: ToolMode, page_size: int, client_profile: Optional[ClientName]) -> dict[str, object]:
+def _surface(tool_mode: ToolMode, page_size: int, client_profile: ClientName | None) -> dict[str, object]:
     return {
         "tool_mode": tool_mode.value,
         "page_size": page_size,
@@ -129,10 +129,10 @@ def from_python(
     output: OutputOption = None,
     name: NameOption = None,
     include: Annotated[
-        Optional[list[str]], typer.Option("--include", help="Only functions matching this glob (repeatable).")
+        list[str] | None, typer.Option("--include", help="Only functions matching this glob (repeatable).")
     ] = None,
     exclude: Annotated[
-        Optional[list[str]], typer.Option("--exclude", help="Skip functions matching this glob (repeatable).")
+        list[str] | None, typer.Option("--exclude", help="Skip functions matching this glob (repeatable).")
     ] = None,
     force: ForceOption = False,
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
@@ -161,7 +161,7 @@ def lint_command(
     ] = [],  # noqa: B006 - typer reads the default, never mutates it
     output_format: Annotated[LintFormat, typer.Option("--format", help="table or json.")] = LintFormat.table,
     server_name: Annotated[
-        Optional[str], typer.Option("--server-name", help="Name clients know the server by (default: generated name).")
+        str | None, typer.Option("--server-name", help="Name clients know the server by (default: generated name).")
     ] = None,
 ) -> None:
     """Report, for every tool, each rule of each client it breaks; exit 1 on errors."""

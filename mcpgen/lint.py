@@ -304,7 +304,7 @@ def project_tools(path: Path) -> tuple[list[dict[str, Any]], str]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LintInputError(f"{path}: not a generated tools.json ({exc})") from None
     config = path.parent / "config.py"
-    match = re.search(r"^SERVER_NAME = ['\"]([^'\"]*)['\"]", config.read_text("utf-8"), re.M) if config.is_file() else None
+    match = re.search(r"^SERVER_NAME = ['\"]([^'\"]*)['\"]", config.read_text("utf-8"), re.MULTILINE) if config.is_file() else None
     return tools, match.group(1) if match else path.parent.name
 
 

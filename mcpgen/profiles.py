@@ -15,7 +15,7 @@ from typing import Any
 
 from mcpgen import lint, naming
 from mcpgen.diagnostics import Diagnostic, Level
-from mcpgen.ir import JsonSchema, Project, Tool
+from mcpgen.ir import JsonSchema, Project
 
 RECURSION_DEPTH = 2  # how many times a recursive $def is unrolled before a described object stands in
 MAX_INLINE_DEPTH = 8  # refs nested deeper than this (recursive or not) become described objects

@@ -58,13 +58,9 @@ def _resource(tool: Tool, prefix: str) -> Resource | None:
     path_params = {p.name: p for p in route.params if p.location == "path"}
     literal_path = route.path.lstrip("/")
     mime = "application/json" if route.response_kind == "json" else None
-    common = {
-        "name": tool.name, "title": tool.title, "description": tool.description, "mime_type": mime,
-        "route": route, "origin": tool.origin,
-    }
     if not path_params:
         uri = prefix + quote(literal_path, safe=_LITERAL_SAFE)
-        return Resource(uri=uri, uri_template=None, uri_pattern=None, variables=(), completions=(), **common)
+        return Resource(tool.name, tool.title, tool.description, uri, None, None, mime, (), (), route, tool.origin)
     template, pattern, variables, completions = prefix, re.escape(prefix), [], []
     taken: set[str] = set()
     position = 0
@@ -87,8 +83,8 @@ def _resource(tool: Tool, prefix: str) -> Resource | None:
     template += tail
     pattern += re.escape(tail)
     return Resource(
-        uri=None, uri_template=template, uri_pattern=pattern, variables=tuple(variables),
-        completions=tuple(completions), **common,
+        tool.name, tool.title, tool.description, None, template, pattern, mime,
+        tuple(variables), tuple(completions), route, tool.origin,
     )
 
 
