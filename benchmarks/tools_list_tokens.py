@@ -54,14 +54,22 @@ def main() -> None:
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC)
     parser.add_argument("--page-size", type=int, default=DEFAULT_PAGE_SIZE)
     parser.add_argument("--keep", type=Path, help="generate here instead of a temporary directory")
+    parser.add_argument("--reuse", action="store_true", help="measure what --keep already holds, without generating")
+    parser.add_argument("--modes", default="static,dynamic", help="comma-separated: static, dynamic")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="tokens-"))
     figures = {}
-    for mode in ("static", "dynamic"):
+    for mode in args.modes.split(","):
         out = root / mode
-        result = generate_openapi(args.spec, Options(output=out, force=True, tool_mode=mode, page_size=args.page_size))
-        figures[mode] = anyio.run(measure, out, result.project.package)
+        if args.reuse:
+            package = next((out / "src").iterdir()).name
+        else:
+            options = Options(output=out, force=True, tool_mode=mode, page_size=args.page_size)
+            package = generate_openapi(args.spec, options).project.package
+        figures[mode] = anyio.run(measure, out, package)
         print(mode, figures[mode], flush=True)
+    if set(figures) != {"static", "dynamic"}:
+        return
     s, d = figures["static"], figures["dynamic"]
     print(f"static: {s['tools']} tools in {s['pages']} pages of <= {s['max_page_bytes']:,} bytes; "
           f"{s['tokens']:,} tokens (chars/4)")
