@@ -48,13 +48,11 @@ _META_TOOLS: list[dict[str, Any]] = [
             "properties": {
                 "query": {
                     "type": "string",
-                    "minLength": 1,
                     "description": "Keywords, e.g. 'list issues repository'",
                 },
                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": 10},
             },
             "required": ["query"],
-            "additionalProperties": False,
         },
         "outputSchema": {
             "type": "object",
@@ -91,7 +89,6 @@ _META_TOOLS: list[dict[str, Any]] = [
                 "name": {"type": "string", "description": "A tool name returned by search_tools"}
             },
             "required": ["name"],
-            "additionalProperties": False,
         },
         "annotations": {"title": "Describe one tool", **_READ_ONLY},
     },
@@ -113,7 +110,6 @@ _META_TOOLS: list[dict[str, Any]] = [
                 },
             },
             "required": ["name"],
-            "additionalProperties": False,
         },
         "annotations": {"title": "Call one tool", "openWorldHint": True},
     },
@@ -128,9 +124,12 @@ def meta_tools() -> list[types.Tool]:
 
 @cache
 def _validator(name: str) -> Any:
-    return jsonschema.Draft202012Validator(
-        next(t for t in _META_TOOLS if t["name"] == name)["inputSchema"]
-    )
+    # Advertised without additionalProperties/minLength (every client accepts them so); checked with them.
+    schema = next(t for t in _META_TOOLS if t["name"] == name)["inputSchema"]
+    strict = {**schema, "additionalProperties": False}
+    if name == SEARCH:
+        strict["properties"] = {**schema["properties"], "query": {"type": "string", "minLength": 1}}
+    return jsonschema.Draft202012Validator(strict)
 
 
 def _error(message: str) -> types.CallToolResult:
