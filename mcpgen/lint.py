@@ -258,12 +258,14 @@ def full_name(client: Client, server: str, tool_name: str) -> str:
     return client.prefix.format(server=server) + tool_name
 
 
-def lint_tools(tools: list[dict[str, Any]], server: str, clients: list[str]) -> list[Finding]:
-    """Every rule each tool breaks, for each client, in a stable order."""
+def lint_tools(
+    tools: list[dict[str, Any]], server: str, clients: list[str], skip: frozenset[str] = frozenset()
+) -> list[Finding]:
+    """Every rule (but those in `skip`) each tool breaks, for each client, in a stable order."""
     findings: list[Finding] = []
     for client_name in clients:
         client = CLIENTS[client_name]
-        count = client.rules.get("tool-count")
+        count = None if "tool-count" in skip else client.rules.get("tool-count")
         if count is not None and len(tools) > count.limit:
             findings.append(Finding(
                 client.name, "", "tool-count", count.level, "",
@@ -273,7 +275,7 @@ def lint_tools(tools: list[dict[str, Any]], server: str, clients: list[str]) -> 
         for tool in tools:
             full = full_name(client, server, tool["name"])
             for rule_id, rule in client.rules.items():
-                if rule_id == "tool-count":
+                if rule_id == "tool-count" or rule_id in skip:
                     continue
                 hits = CHECKS[rule_id](tool, rule.limit, full)
                 for pointer, message in hits[:MAX_HITS_SHOWN]:
@@ -306,6 +308,12 @@ def project_tools(path: Path) -> tuple[list[dict[str, Any]], str]:
     config = path.parent / "config.py"
     match = re.search(r"^SERVER_NAME = ['\"]([^'\"]*)['\"]", config.read_text("utf-8"), re.MULTILINE) if config.is_file() else None
     return tools, match.group(1) if match else path.parent.name
+
+
+def is_dynamic_project(path: Path) -> bool:
+    """A project generated with --tool-mode dynamic: clients see three meta-tools, not the catalogue."""
+    folder = path if path.is_dir() else path.parent
+    return any(folder.glob("src/*/dynamic.py")) or (folder / "dynamic.py").is_file()
 
 
 def summary(findings: list[Finding], tools: int, clients: list[str]) -> dict[str, Any]:

@@ -210,3 +210,19 @@ def test_cli_bad_input(tmp_path: Path) -> None:
     assert done.exit_code == 1 and "no src/<package>/tools.json" in done.output
     done = runner.invoke(app, ["lint", str(tmp_path / "missing.yaml")])
     assert done.exit_code == 1 and "no such file" in done.output
+
+
+def test_cli_python_module_and_dynamic_project(tmp_path: Path) -> None:
+    samples = SPEC.parents[2] / "samples"
+    done = runner.invoke(app, ["lint", str(samples / "tools.py"), "--client", "openai", "--format", "json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["summary"]["tools"] == 9
+    many = tmp_path / "many.json"
+    paths = {f"/t{i}": {"get": {"operationId": f"t{i}", "responses": {"204": {"description": "ok"}}}} for i in range(41)}
+    many.write_text(json.dumps({"openapi": "3.0.3", "info": {"title": "Many", "version": "1"}, "paths": paths}))
+    static, dynamic = tmp_path / "static", tmp_path / "dynamic"
+    generate_openapi(many, Options(output=static, force=True))
+    generate_openapi(many, Options(output=dynamic, force=True, tool_mode="dynamic"))
+    assert runner.invoke(app, ["lint", str(static), "--client", "cursor"]).exit_code == 1
+    done = runner.invoke(app, ["lint", str(dynamic), "--client", "cursor"])
+    assert done.exit_code == 0 and "dynamic tool mode" in done.output
