@@ -347,5 +347,8 @@ def tool_count_notes(count: int) -> list[str]:
     for limit, who in ((40, "Cursor sends only the first 40 tools to its model"),
                        (128, "OpenAI and VS Code (Copilot) refuse requests with more than 128 tools")):
         if count > limit:
-            notes.append(f"{count} tools: {who}; filter the operations or generate with --tool-mode dynamic")
+            notes.append(
+                f"{count} tools: {who}; filter the operations (--tag, --operation, --path, or [filters] in "
+                "mcpgen.toml) or generate with --tool-mode dynamic"
+            )
     return notes
