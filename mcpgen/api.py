@@ -18,8 +18,8 @@ from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Project
 from mcpgen.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
 from mcpgen.overrides import apply_overrides
-from mcpgen.prompts import apply_prompts
 from mcpgen.project_file import PROJECT_FILE, ProjectFile, read_project_file, relative_source, render_project_file
+from mcpgen.prompts import apply_prompts
 from mcpgen.render import render_project, render_user_files, wire_tool
 from mcpgen.sync import Plan, apply, plan
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree

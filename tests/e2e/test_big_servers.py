@@ -87,7 +87,8 @@ async def test_pages_hold_every_tool_once(era: str, static_petstore: Path, upstr
                 break
     entries = json.loads((static_petstore / "src" / PACKAGE / "tools.json").read_text())
     names = [e["tool"]["name"] for e in entries]
-    assert [len(p) for p in pages] == [5, 5, 3]  # generated with page_size=5; 13 tools
+    assert len(names) > 10
+    assert [len(p) for p in pages] == [5] * (len(names) // 5) + ([len(names) % 5] if len(names) % 5 else [])
     assert [n for p in pages for n in p] == names
 
 
