@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from mcpgen import __version__, naming
 from mcpgen.changes import Change, compare, tool_identity
@@ -16,8 +18,8 @@ from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Project
 from mcpgen.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
 from mcpgen.overrides import apply_overrides
-from mcpgen.prompts import apply_prompts
 from mcpgen.project_file import PROJECT_FILE, ProjectFile, read_project_file, relative_source, render_project_file
+from mcpgen.prompts import apply_prompts
 from mcpgen.render import render_project, render_user_files, wire_tool
 from mcpgen.sync import Plan, apply, plan
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree
@@ -95,6 +97,7 @@ def emit(
     only written with `force`, and then like a regeneration: files the user changed are
     kept as `.orig` copies, files mcpgen does not generate are left alone.
     """
+    project, diagnostics = shape_surface(project, diagnostics, options)
     if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
     output = options.output or Path.cwd() / naming.distribution_name(project.name)
@@ -140,6 +143,7 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
     project = apply_overrides(project, options.overrides, toml_diagnostics)
     project = apply_prompts(project, options.prompts, toml_diagnostics)
     diagnostics = [*diagnostics, *toml_diagnostics.items]
+    project, diagnostics = shape_surface(project, diagnostics, options)
     if toml_diagnostics.has_errors:
         raise GenerationError(diagnostics)
     if project_file.mcpgen_version and project_file.mcpgen_version != __version__:
@@ -168,6 +172,26 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
         raise Conflicts(result)
     backups = apply(project_dir, the_plan, generated, user_files, manifest, force)
     return Result(project, project_dir, generated, diagnostics, the_plan, changes, backups, pending=True)
+
+
+def shape_surface(
+    project: Project, diagnostics: list[Diagnostic], options: Options
+) -> tuple[Project, list[Diagnostic]]:
+    """What the server advertises: client profile, tool mode, page size; tool-count warnings."""
+    from mcpgen import lint, profiles, resources
+
+    diagnostics = list(diagnostics)
+    if options.resources:
+        project, notes = resources.derive(project)  # before a profile renames the tools
+        diagnostics += notes
+    if options.client_profile:
+        project, notes = profiles.apply(project, options.client_profile)
+        diagnostics += notes
+    mode: Literal["static", "dynamic"] = "dynamic" if options.tool_mode == "dynamic" else "static"
+    project = dataclasses.replace(project, tool_mode=mode, page_size=options.page_size)
+    if mode == "static":
+        diagnostics += [Diagnostic(Level.WARNING, note, project.source_file) for note in lint.tool_count_notes(len(project.tools))]
+    return project, diagnostics
 
 
 def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]:
@@ -219,6 +243,10 @@ def _first_project_file(kind: str, target: str, options: Options, output: Path) 
         include=options.include,
         exclude=options.exclude,
         filters=options.filters,
+        tool_mode=options.tool_mode,
+        page_size=options.page_size,
+        client_profile=options.client_profile,
+        resources=options.resources,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -9,8 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from mcpgen import __version__, api, changes
-from mcpgen.config import OperationFilter, Options
+from mcpgen import __version__, api, changes, lint
+from mcpgen.config import DEFAULT_PAGE_SIZE, OperationFilter, Options
 from mcpgen.diagnostics import Diagnostic, GenerationError, Level
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 from mcpgen.writer import OutputExists
@@ -36,6 +37,48 @@ MaxNameOption = Annotated[
         help=f"Longest tool name (default {DEFAULT_MAX_TOOL_NAME}, which every major client accepts).",
     ),
 ]
+
+
+class ToolMode(str, enum.Enum):
+    static = "static"
+    dynamic = "dynamic"
+
+
+ClientName = enum.Enum("ClientName", {name: name for name in lint.CLIENTS}, type=str)  # type: ignore[misc]
+LintClient = enum.Enum("LintClient", {name: name for name in (*lint.CLIENTS, "all")}, type=str)  # type: ignore[misc]
+
+
+class LintFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+ToolModeOption = Annotated[
+    ToolMode,
+    typer.Option(
+        "--tool-mode",
+        help="static: one tool per operation; dynamic: search_tools/describe_tool/call_tool over the catalogue "
+        "(for APIs too big for one tools/list).",
+    ),
+]
+PageSizeOption = Annotated[
+    int, typer.Option("--page-size", min=1, help="Tools per tools/list page (the server's <PREFIX>_PAGE_SIZE overrides).")
+]
+ClientProfileOption = Annotated[
+    Optional[ClientName],
+    typer.Option(
+        "--client-profile",
+        help="Advertise schemas and names this client accepts (the server still validates the full schema).",
+    ),
+]
+
+
+def _surface(tool_mode: ToolMode, page_size: int, client_profile: Optional[ClientName]) -> dict[str, object]:
+    return {
+        "tool_mode": tool_mode.value,
+        "page_size": page_size,
+        "client_profile": client_profile.value if client_profile else None,
+    }
 
 
 def _version(value: bool) -> None:
@@ -75,6 +118,17 @@ def from_openapi(
     include_deprecated: Annotated[
         bool, typer.Option("--include-deprecated", help="Also generate deprecated operations.")
     ] = False,
+    tool_mode: ToolModeOption = ToolMode.static,
+    page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
+    client_profile: ClientProfileOption = None,
+    resources: Annotated[
+        bool,
+        typer.Option(
+            "--resources",
+            help="Also serve GETs without required arguments as resources, and GETs needing only path "
+            "parameters as resource templates (<name>://path/{param}).",
+        ),
+    ] = False,
 ) -> None:
     """Generate an MCP server package that calls the API SPEC describes.
 
@@ -94,7 +148,8 @@ def from_openapi(
         include_deprecated=include_deprecated,
     )
     options = Options(
-        output=output, name=name, force=force, max_name_length=max_name_length, models=models, filters=filters
+        output=output, name=name, force=force, max_name_length=max_name_length, models=models, filters=filters,
+        resources=resources, **_surface(tool_mode, page_size, client_profile),  # type: ignore[arg-type]
     )
     _run(lambda: api.generate_openapi(spec, options))
 
@@ -112,6 +167,9 @@ def from_python(
     ] = None,
     force: ForceOption = False,
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
+    tool_mode: ToolModeOption = ToolMode.static,
+    page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
+    client_profile: ClientProfileOption = None,
 ) -> None:
     """Generate an MCP server package whose tools are TARGET's public functions."""
     options = Options(
@@ -121,8 +179,61 @@ def from_python(
         max_name_length=max_name_length,
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
+        **_surface(tool_mode, page_size, client_profile),  # type: ignore[arg-type]
     )
     _run(lambda: api.generate_python(target, options))
+
+
+@app.command("lint")
+def lint_command(
+    target: Annotated[str, typer.Argument(help="An OpenAPI spec, a Python module/.py file, or a generated project.")],
+    client: Annotated[
+        list[LintClient], typer.Option("--client", help="Client(s) to check against (repeatable; default all).")
+    ] = [],  # noqa: B006 - typer reads the default, never mutates it
+    output_format: Annotated[LintFormat, typer.Option("--format", help="table or json.")] = LintFormat.table,
+    server_name: Annotated[
+        Optional[str], typer.Option("--server-name", help="Name clients know the server by (default: generated name).")
+    ] = None,
+) -> None:
+    """Report, for every tool, each rule of each client it breaks; exit 1 on errors."""
+    chosen = [c.value for c in client] or ["all"]
+    clients = list(lint.CLIENTS) if "all" in chosen else list(dict.fromkeys(chosen))
+    try:
+        tools, server = _lint_input(target)
+    except lint.LintInputError as exc:
+        typer.secho(f"error: {exc}", fg="red", err=True)
+        raise typer.Exit(1) from None
+    except GenerationError as exc:
+        _print_diagnostics(exc.diagnostics)
+        raise typer.Exit(1) from None
+    skip: frozenset[str] = frozenset()
+    if lint.is_dynamic_project(Path(target)):
+        # Clients are offered search_tools/describe_tool/call_tool, whatever the catalogue's size.
+        skip = frozenset({"tool-count"})
+        typer.secho("note: dynamic tool mode; the tool-count rule does not apply", err=True)
+    findings = lint.lint_tools(tools, server_name or server, clients, skip)
+    render = lint.to_json if output_format is LintFormat.json else lint.to_table
+    typer.echo(render(findings, len(tools), clients))
+    if any(f.level == lint.ERROR for f in findings):
+        raise typer.Exit(1)
+
+
+def _lint_input(target: str) -> tuple[list[dict[str, object]], str]:
+    """Wire tools and server name of a generated project, a spec, or a Python module."""
+    from mcpgen.render import wire_tool
+
+    path = Path(target)
+    if path.is_dir() or path.name == "tools.json":
+        return lint.project_tools(path)
+    if path.suffix in (".yaml", ".yml", ".json"):
+        if not path.is_file():
+            raise lint.LintInputError(f"{path}: no such file")
+        project, diagnostics = api.build_openapi(path, Options())
+    else:
+        project, diagnostics = api.build_python(target, Options())
+    if any(d.level is Level.ERROR for d in diagnostics):
+        raise GenerationError(diagnostics)
+    return [wire_tool(t) for t in project.tools], project.name
 
 
 @app.command("regenerate")

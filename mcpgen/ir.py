@@ -108,6 +108,28 @@ class Tool:
     python_name: str  # identifier of the typed function for this tool
     route: HttpRoute | None = None
     call: PythonCall | None = None
+    tags: tuple[str, ...] = ()  # OpenAPI tags; dynamic mode's search ranks them
+    # The full input schema the server validates against, when a client profile
+    # advertises a simpler `input_schema` (None: the advertised one is the full one).
+    input_validation: JsonSchema | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """A GET operation read through resources/read: a fixed `uri`, or a `uri_template`
+    (RFC 6570) whose variables fill the operation's path parameters."""
+
+    name: str
+    title: str | None
+    description: str
+    uri: str | None
+    uri_template: str | None
+    uri_pattern: str | None  # regex (for fullmatch) of the template's URIs, one group per variable
+    mime_type: str | None
+    variables: tuple[tuple[str, str], ...]  # (template variable, tool argument it fills)
+    completions: tuple[tuple[str, tuple[str, ...]], ...]  # (template variable, its enum values)
+    route: HttpRoute
+    origin: Origin
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,3 +210,7 @@ class Project:
     extra_dependencies: tuple[str, ...] = ()
     copied_files: tuple[tuple[str, str], ...] = ()  # (relative path in package, text)
     prompts: tuple[Prompt, ...] = ()
+    tool_mode: Literal["static", "dynamic"] = "static"  # set from Options at emit time
+    page_size: int = 25  # default tools/list page size, set from Options at emit time
+    client_profile: str | None = None
+    resources: tuple[Resource, ...] = ()

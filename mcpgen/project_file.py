@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from mcpgen import __version__
 from mcpgen.config import (
+    DEFAULT_PAGE_SIZE,
+    TOOL_MODES,
     OperationFilter,
     Options,
     PromptArgumentSpec,
@@ -24,6 +26,7 @@ from mcpgen.config import (
     ToolOverride,
 )
 from mcpgen.diagnostics import Diagnostics, GenerationError
+from mcpgen.lint import CLIENTS
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 
 if sys.version_info >= (3, 11):
@@ -54,6 +57,10 @@ class ProjectFile:
     overrides: tuple[ToolOverride, ...] = ()
     prompts: tuple[PromptSpec, ...] = ()
     mcpgen_version: str = __version__
+    tool_mode: str = "static"
+    page_size: int = DEFAULT_PAGE_SIZE
+    client_profile: str | None = None
+    resources: bool = False
 
     def options(self, output: Path, force: bool = False) -> Options:
         return Options(
@@ -67,6 +74,10 @@ class ProjectFile:
             filters=self.filters,
             overrides=self.overrides,
             prompts=self.prompts,
+            tool_mode=self.tool_mode,
+            page_size=self.page_size,
+            client_profile=self.client_profile,
+            resources=self.resources,
         )
 
     def source_target(self, project_dir: Path) -> str:
@@ -112,6 +123,10 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         include_deprecated=filters.include_deprecated,
         overrides=overrides,
         example_tool=example_tool or "tool_name",
+        tool_mode=project_file.tool_mode,
+        page_size=project_file.page_size,
+        client_profile=project_file.client_profile or "",
+        resources=project_file.resources,
     )
 
 
@@ -198,9 +213,10 @@ class _Reader:
         workdir = self.typed(source, "workdir", "source", lambda v: isinstance(v, str), "a string")
         if kind == "openapi" and workdir is not None:
             self.error("source.workdir", "only Python module sources have a workdir")
-        option_keys = ("name", "max_name_length", "models") if kind == "openapi" else (
+        option_keys = ("name", "max_name_length", "models", "resources") if kind == "openapi" else (
             "name", "max_name_length", "include", "exclude"
         )
+        option_keys += ("tool_mode", "page_size", "client_profile")
         options = self.table(top, "options", "options", option_keys)
         name = self.typed(options, "name", "options", lambda v: isinstance(v, str), "a string")
         max_length = self.typed(
@@ -211,6 +227,15 @@ class _Reader:
             f"an integer from 1 to {MCP_MAX_TOOL_NAME}",
         )
         models = self.typed(options, "models", "options", lambda v: isinstance(v, bool), "true or false")
+        tool_mode = self.typed(options, "tool_mode", "options", lambda v: v in TOOL_MODES, '"static" or "dynamic"')
+        page_size = self.typed(
+            options, "page_size", "options", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+            "a positive integer",
+        )
+        profile = self.typed(
+            options, "client_profile", "options", lambda v: v == "" or v in CLIENTS, " or ".join(f'"{c}"' for c in CLIENTS)
+        )
+        resources = self.typed(options, "resources", "options", lambda v: isinstance(v, bool), "true or false")
         if kind == "python" and "filters" in top:
             self.error("filters", "operation filters apply to OpenAPI sources; use options.include/exclude")
         filters = self.filters(top) if kind == "openapi" else OperationFilter()
@@ -231,6 +256,10 @@ class _Reader:
             overrides=overrides,
             prompts=prompts,
             mcpgen_version=version or "",
+            tool_mode=tool_mode or "static",
+            page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
+            client_profile=profile or None,
+            resources=bool(resources),
         )
 
     def filters(self, top: dict[str, Any]) -> OperationFilter:

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from mcpgen import naming, project_tests
-from mcpgen.ir import Project, Prompt, Tool
+from mcpgen.ir import HttpRoute, Project, Prompt, Resource, Tool
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
@@ -154,24 +154,51 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
 
 def tool_entry(tool: Tool) -> dict[str, Any]:
     entry: dict[str, Any] = {"tool": wire_tool(tool), "wrapsResult": tool.wraps_result}
-    route = tool.route
-    if route is not None:
-        entry["http"] = {
-            "method": route.method,
-            "path": route.path,
-            "params": [
-                {"name": p.name, "argument": p.argument, "in": p.location, "style": p.style, "explode": p.explode}
-                for p in route.params
-            ],
-            "body": None
-            if route.body is None
-            else {
-                "contentType": route.body.content_type,
-                "fields": [[f.name, f.argument] for f in route.body.fields],
-                "argument": route.body.argument,
-            },
-            "security": [list(requirement) for requirement in route.security],
-        }
+    if tool.tags:
+        entry["tags"] = list(tool.tags)
+    if tool.input_validation is not None:
+        entry["inputValidation"] = tool.input_validation
+    if tool.route is not None:
+        entry["http"] = route_entry(tool.route)
+    return entry
+
+
+def route_entry(route: HttpRoute) -> dict[str, Any]:
+    """An HTTP route as `upstream.send` reads it."""
+    return {
+        "method": route.method,
+        "path": route.path,
+        "params": [
+            {"name": p.name, "argument": p.argument, "in": p.location, "style": p.style, "explode": p.explode}
+            for p in route.params
+        ],
+        "body": None
+        if route.body is None
+        else {
+            "contentType": route.body.content_type,
+            "fields": [[f.name, f.argument] for f in route.body.fields],
+            "argument": route.body.argument,
+        },
+        "security": [list(requirement) for requirement in route.security],
+    }
+
+
+def resource_entry(resource: Resource) -> dict[str, Any]:
+    """One line of resources.json: the MCP Resource/ResourceTemplate fields plus how to read it."""
+    entry: dict[str, Any] = {"name": resource.name}
+    if resource.title:
+        entry["title"] = resource.title
+    if resource.uri is not None:
+        entry["uri"] = resource.uri
+    else:
+        entry["uriTemplate"] = resource.uri_template
+        entry["pattern"] = resource.uri_pattern
+        entry["variables"] = [argument for _, argument in resource.variables]
+        entry["completions"] = {variable: list(values) for variable, values in resource.completions}
+    entry["description"] = resource.description
+    if resource.mime_type:
+        entry["mimeType"] = resource.mime_type
+    entry["http"] = route_entry(resource.route)
     return entry
 
 
@@ -256,6 +283,14 @@ def render_project(project: Project) -> dict[str, str]:
         "vscode_config": vscode,
         "tool_entries": [tool_entry(t) for t in project.tools],
         "tools": list(project.tools),
+        "dynamic": project.tool_mode == "dynamic",
+        "has_resources": bool(project.resources),
+        "resource_entries": [resource_entry(r) for r in project.resources],
+        # sibling modules server.py imports, sorted as isort wants them
+        "server_modules": sorted(
+            ["config", "extensions", "hooks", "paging"] + (["dynamic"] if project.tool_mode == "dynamic" else [])
+            + (["resources"] if project.resources else [])
+        ),
     }
     pkg = f"src/{project.package}"
     files = {
@@ -269,7 +304,13 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/server.py": "src/server.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
+        f"{pkg}/paging.py": "src/paging.py.j2",
     }
+    if project.tool_mode == "dynamic":
+        files[f"{pkg}/dynamic.py"] = "src/dynamic.py.j2"
+    if project.resources:
+        files[f"{pkg}/resources.py"] = "src/resources.py.j2"
+        files[f"{pkg}/resources.json"] = "src/resources.json.j2"
     if openapi:
         operations = [operation_view(t) for t in project.tools]
         context["operations"] = operations
@@ -323,7 +364,10 @@ def _distribution_key(requirement: str) -> str:
 
 def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
     prefix = project.env_prefix
-    extra = [{"name": f"{prefix}_RATE_LIMIT", "description": "Tool calls allowed per minute; 0 = unlimited", "default": "0"}]
+    extra = [
+        {"name": f"{prefix}_RATE_LIMIT", "description": "Tool calls allowed per minute; 0 = unlimited", "default": "0"},
+        {"name": f"{prefix}_PAGE_SIZE", "description": "Tools per tools/list page", "default": str(project.page_size)},
+    ]
     if project.source_kind == "openapi":
         extra.append({"name": f"{prefix}_TIMEOUT", "description": "Upstream request timeout, seconds", "default": "30"})
     return extra

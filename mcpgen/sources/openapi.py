@@ -397,6 +397,7 @@ class _Parser:
             ),
             origin=Origin(self.path.name, op.pointer),
             python_name=python_name,
+            tags=tuple(t for t in op.node.get("tags") or () if isinstance(t, str)),
             route=HttpRoute(
                 method=method,
                 path=op.path,

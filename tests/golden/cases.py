@@ -17,17 +17,20 @@ class Case:
     name: str  # folder under tests/golden/
     source: str  # file under samples/
     kind: str  # "openapi" | "python"
+    tool_mode: str = "static"
+    client_profile: str | None = None
 
 
 CASES = (
     Case("petstore", "petstore.yaml", "openapi"),
     Case("bookshelf", "bookshelf.yaml", "openapi"),
     Case("tools", "tools.py", "python"),
+    Case("petstore-dynamic-gemini", "petstore.yaml", "openapi", tool_mode="dynamic", client_profile="gemini"),
 )
 
 
 def generate(case: Case, output: Path) -> api.Result:
-    options = Options(output=output, force=True)
+    options = Options(output=output, force=True, tool_mode=case.tool_mode, client_profile=case.client_profile)
     if case.kind == "openapi":
         result = api.generate_openapi(SAMPLES / case.source, options)
     else:

@@ -19,7 +19,7 @@ import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import config, extensions, hooks
+from . import config, extensions, hooks, paging
 from .catalog import tool_table
 
 log = logging.getLogger(__package__)
@@ -35,6 +35,11 @@ def _tool_list() -> list[types.Tool]:
         *(custom.entry for custom in extensions.custom_tools().values()),
     ]
     return [types.Tool.model_validate(entry["tool"]) for entry in entries]
+
+
+@cache
+def _tool_list_digest() -> str:
+    return paging.digest([tool.name for tool in _tool_list()])
 
 
 def _entry(name: str) -> dict[str, Any]:
@@ -119,7 +124,9 @@ _limiter = _RateLimiter()
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=_tool_list())
+    cursor = params.cursor if params is not None else None
+    tools, next_cursor = paging.page(_tool_list(), _tool_list_digest(), cursor, config.page_size())
+    return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
 
 
 async def call_tool(
@@ -129,6 +136,11 @@ async def call_tool(
     if name not in tool_table() and name not in extensions.custom_tools():
         # The spec makes an unknown tool a protocol error, not a tool result.
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+    return await run_tool(name, dict(params.arguments or {}))
+
+
+async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """One catalogue tool: rate limit, argument validation, the call; every failure an isError result."""
     wait = _limiter.retry_after()
     if wait is not None:
         return error_result(
@@ -137,8 +149,8 @@ async def call_tool(
     token = extensions.current_tool.set(name)
     try:
         if name not in tool_table():
-            return await _call_custom(name, dict(params.arguments or {}))
-        return await _dispatch(name, dict(params.arguments or {}))
+            return await _call_custom(name, arguments)
+        return await _dispatch(name, arguments)
     except Exception as exc:  # no exception may escape as an opaque protocol error
         log.exception("tool %s failed", name)
         return error_result(f"Internal error in tool {name}: {type(exc).__name__}")
@@ -162,7 +174,11 @@ async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolRe
 
 @cache
 def _input_validator(name: str) -> Any:
-    return jsonschema.Draft202012Validator(tool_table()[name]["tool"]["inputSchema"])
+    # A client profile may advertise a simpler schema; calls are checked against the full one.
+    entry = tool_table()[name]
+    return jsonschema.Draft202012Validator(
+        entry.get("inputValidation") or entry["tool"]["inputSchema"]
+    )
 
 
 async def _dispatch(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
