@@ -7,10 +7,8 @@ compiled on a tool's first call, so start-up stays light however many tools ther
 from __future__ import annotations
 
 import base64
-import collections
 import json
 import logging
-import time
 from functools import cache
 from typing import Any
 
@@ -18,7 +16,7 @@ import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import config
+from . import audit, config, guard, redact
 from .catalog import tool_table
 
 log = logging.getLogger(__package__)
@@ -29,7 +27,11 @@ MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the mode
 
 @cache
 def _tool_list() -> list[types.Tool]:
-    return [types.Tool.model_validate(entry["tool"]) for entry in tool_table().values()]
+    return [
+        types.Tool.model_validate(e["tool"])
+        for name, e in tool_table().items()
+        if guard.enabled(name)
+    ]
 
 
 @cache
@@ -55,6 +57,7 @@ def error_result(message: str, structured: dict[str, Any] | None = None) -> type
 def json_result(name: str, value: Any) -> types.CallToolResult:
     """A JSON value as text content, plus structuredContent shaped like outputSchema."""
     entry = tool_table()[name]
+    value = redact.clean_value(value)  # before the text mirror, where JSON would escape controls
     text = _clip(json.dumps(value, ensure_ascii=False, default=str))
     structured = {"result": value} if entry["wrapsResult"] else value
     if "outputSchema" not in entry["tool"]:
@@ -83,28 +86,6 @@ def _clip(text: str, limit: int = MAX_TEXT) -> str:
     return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
 
 
-class _RateLimiter:
-    """Sliding one-minute window over all tool calls of this process."""
-
-    def __init__(self) -> None:
-        self._calls: collections.deque[float] = collections.deque()
-
-    def retry_after(self) -> float | None:
-        limit = config.rate_limit()
-        if not limit:
-            return None
-        now = time.monotonic()
-        while self._calls and now - self._calls[0] >= 60:
-            self._calls.popleft()
-        if len(self._calls) >= limit:
-            return 60 - (now - self._calls[0])
-        self._calls.append(now)
-        return None
-
-
-_limiter = _RateLimiter()
-
-
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
@@ -114,17 +95,30 @@ async def list_tools(
 async def call_tool(
     ctx: ServerRequestContext, params: types.CallToolRequestParams
 ) -> types.CallToolResult:
-    name = params.name
+    """Every call: one audit line; every result: secrets redacted, control characters stripped."""
+    call = audit.begin(params.name, params.arguments)
+    try:
+        result = redact.clean_result(await _call_tool(params.name, dict(params.arguments or {})))
+    except MCPError as exc:
+        audit.finish(call, "refused", exc.message)
+        raise
+    audit.finish(call, "error" if result.is_error else "ok")
+    return result
+
+
+async def _call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     if name not in tool_table():
         # The spec makes an unknown tool a protocol error, not a tool result.
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
-    wait = _limiter.retry_after()
-    if wait is not None:
-        return error_result(
-            f"Rate limit reached ({config.rate_limit()} calls per minute); retry in {wait:.0f} s."
-        )
+    refusal = guard.refusal(name)
+    if refusal is not None:  # hidden from tools/list, so answered like an unknown tool
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name} ({refusal})")
+    limited = guard.admit(name)
+    if limited is not None:
+        audit.mark("rate_limited")
+        return error_result(limited)
     try:
-        return await _dispatch(name, dict(params.arguments or {}))
+        return await _dispatch(name, arguments)
     except Exception as exc:  # no exception may escape as an opaque protocol error
         log.exception("tool %s failed", name)
         return error_result(f"Internal error in tool {name}: {type(exc).__name__}")
@@ -147,6 +141,12 @@ async def _dispatch(name: str, arguments: dict[str, Any]) -> types.CallToolResul
         return error_result(f"Invalid arguments:\n{exc}")
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
         return error_result(str(exc))
+    if response.status_code == 429:  # later calls wait out Retry-After here, not at the API
+        message, seconds = guard.upstream_limited(429, response.headers.get("retry-after"))
+        audit.mark("rate_limited")
+        return error_result(
+            message, {"status": 429, "reason": response.reason_phrase, "retryAfterSeconds": seconds}
+        )
     return _http_result(name, response)
 
 
@@ -231,5 +231,12 @@ def serve_http(host: str, port: int) -> None:
     """Stateless streamable HTTP at http://HOST:PORT/mcp."""
     import uvicorn
 
-    app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from .http_guard import protect, transport_security
+
+    app = server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        host=host,
+        transport_security=transport_security(host),
+    )
+    uvicorn.run(protect(app), host=host, port=port, log_level="warning")
