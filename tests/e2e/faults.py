@@ -8,13 +8,14 @@ ok, slow (wait `slow_seconds`, released at stop), reset (TCP RST, no response), 
 (invalid JSON), schema (JSON that breaks the Pet schema), huge (a 10 MB valid Pet),
 redirect_loop (302 to itself), 429:N (Retry-After N), 502, 503, 504, echo (401 reflecting
 the request's headers and query, as some APIs do), control (strings with control
-characters), random (`fault_rate` of requests fail with 500/503 or are slow: the load check).
+characters), random (`fault_rate` of requests fail with 500 or 400, 5% more are slow: the load check).
 
 Behaviours can also be chosen per request by the `petId` path value, e.g. GET /pet/503.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import random
 import socket
@@ -46,6 +47,8 @@ class FaultyUpstream:
         self.slow_seconds = slow_seconds
         self.fault_rate = fault_rate
         self.requests: list[Seen] = []
+        self.default = "ok"  # the behaviour of paths no test programmed ("random" for the load check)
+        self.answered: collections.Counter[int] = collections.Counter()  # status -> responses sent
         self._programs: dict[str, deque[str]] = {}
         self._lock = threading.Lock()
         self._random = random.Random(seed)
@@ -98,7 +101,7 @@ class FaultyUpstream:
                 return queue.popleft() if len(queue) > 1 else queue[0]
         last = path.rstrip("/").rsplit("/", 1)[-1]
         named = {"503": "503", "502": "502", "504": "504", "4290": "429:0", "1001": "slow", "1002": "reset"}
-        return named.get(last, "ok")
+        return named.get(last, self.default)
 
     def _random_behaviour(self) -> str:
         with self._lock:
@@ -121,6 +124,8 @@ class FaultyUpstream:
                 pass
 
             def _send(self, status: int, body: bytes, content_type: str = "application/json", **headers: str) -> None:
+                with upstream._lock:
+                    upstream.answered[status] += 1
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
