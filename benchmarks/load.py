@@ -8,15 +8,16 @@ stdio: one server process, one session, N client tasks multiplexed on it (stdio 
 client per process by nature). HTTP: one server process, N `mcp.Client` connections.
 Every call must come back as a result; the calls with isError must equal the upstream's
 4xx/5xx answers (each call reaches the upstream exactly once: 500 and 400 are not retried).
-Server RSS is read from /proc after the first tools/list and again after the load.
+Server RSS is read from /proc after the first tools/list and again after the load; the
+server's own view of each call comes from its audit log (one line per call, also checked).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,10 +33,10 @@ from mcp.client.stdio import get_default_environment
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from mcpgen.api import generate_openapi  # noqa: E402
-from mcpgen.config import Options  # noqa: E402
-from tests.e2e.conftest import free_port, wait_for_port  # noqa: E402
-from tests.e2e.faults import FaultyUpstream  # noqa: E402
+from mcpgen.api import generate_openapi
+from mcpgen.config import Options
+from tests.e2e.conftest import free_port, wait_for_port
+from tests.e2e.faults import FaultyUpstream
 
 PACKAGE = "petstore_mcp"
 CALL_GUARD = 120.0  # seconds: a call unanswered this long counts as lost
@@ -69,7 +70,7 @@ async def client_loop(client: Client, calls: int, seed: int, tally: Tally) -> No
         try:
             with anyio.fail_after(CALL_GUARD):
                 result = await client.call_tool(name, arguments)
-        except Exception as exc:  # a lost call: the figure that must stay 0
+        except Exception as exc:  # noqa: BLE001 - a lost call: the figure that must stay 0
             tally.lost.append(f"{name}: {type(exc).__name__}: {exc}")
             continue
         tally.latencies.append(time.perf_counter() - started)
@@ -124,7 +125,7 @@ async def run_http(env: dict[str, str], clients: int, calls: int, log: Path) -> 
     tally = Tally()
     port = free_port()
     with log.open("wb") as sink:
-        proc = subprocess.Popen(
+        proc = subprocess.Popen(  # noqa: ASYNC220 - once, before the load
             [sys.executable, "-m", PACKAGE, "--transport", "http", "--port", str(port)],
             env=env, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
         )
@@ -150,6 +151,12 @@ async def run_http(env: dict[str, str], clients: int, calls: int, log: Path) -> 
             proc.terminate()
             proc.wait(timeout=30)
     return tally, before, after, alive
+
+
+def audit_durations(log: Path) -> list[float]:
+    """duration_ms of every audit line the server wrote (its own view of each call)."""
+    lines = [line for line in log.read_text().splitlines() if line.startswith("{") and '"tool_call"' in line]
+    return [float(json.loads(line)["duration_ms"]) for line in lines]
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -208,6 +215,15 @@ def main() -> int:
         for problem in problems:
             print(f"  FAIL {transport}: {problem}")
         failed = failed or bool(problems)
+        audited = audit_durations(work / f"{transport}.log")
+        print(
+            f"  server side (audit log): {len(audited)} lines, p50 {percentile(audited, 0.5):.1f} ms, "
+            f"p99 {percentile(audited, 0.99):.1f} ms"
+        )
+        if len(audited) != done:
+            problems.append(f"{len(audited)} audit lines for {done} calls")
+            print(f"  FAIL {transport}: {problems[-1]}")
+            failed = True
         print(f"  RSS growth {100 * (after - before) / max(before, 1):+.1f}%; wall {elapsed:.1f} s; log {work}/{transport}.log")
     return 1 if failed else 0
 

@@ -297,8 +297,11 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
     """Settings every generated server reads (guard, audit, redact, http_guard, transport)."""
     p = project.env_prefix
     extra = [
-        (f"{p}_RATE_LIMIT", "Tool calls allowed, e.g. `10/s`, `600/min`, `10/s burst 20` (a bare number: per minute); "
-         "0 = unlimited", "0"),
+        (
+            f"{p}_RATE_LIMIT",
+            "Tool calls allowed, e.g. `10/s`, `600/min`, `10/s burst 20` (a bare number: per minute); 0 = unlimited",
+            "0",
+        ),
         (f"{p}_RATE_LIMIT_<TOOL>", "Same, for one tool: its name upper-cased, non-alphanumerics as `_`", None),
         (f"{p}_READ_ONLY", "1 = list and run only tools annotated readOnlyHint", "0"),
         (f"{p}_TOOLS_ALLOW", "Comma-separated glob patterns: only matching tools are listed and run", None),

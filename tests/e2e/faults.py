@@ -123,6 +123,12 @@ class FaultyUpstream:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body leave in two writes: without NODELAY, Nagle plus delayed
+                # ACK add ~40 ms to every keep-alive response, the upstream's cost, not ours.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def _send(self, status: int, body: bytes, content_type: str = "application/json", **headers: str) -> None:
                 with upstream._lock:
                     upstream.answered[status] += 1
@@ -184,7 +190,7 @@ class FaultyUpstream:
                 self._ok(path, body)
 
             def _ok(self, path: str, body: bytes) -> None:
-                relative = path[len(PREFIX) :] if path.startswith(PREFIX) else path
+                relative = path.removeprefix(PREFIX)
                 parts = relative.strip("/").split("/")
                 if self.command == "POST" and parts == ["pet"]:
                     return self._send(200, json.dumps({**json.loads(body or b"{}"), "id": 10}).encode())

@@ -207,8 +207,10 @@ async def test_http_bearer_token_and_dns_rebinding(generated: Path, faulty: Faul
             assert (await raw.post(url, json=body, headers=rebinding)).status_code == 421
             foreign = {**headers, "Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"}
             assert (await raw.post(url, json=body, headers=foreign)).status_code == 403
-        async with httpx2.AsyncClient(headers={"Authorization": f"bearer {TOKEN}"}, timeout=HANG_GUARD) as http:
-            async with Client(streamable_http_client(url, http_client=http), cache=None) as client:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"bearer {TOKEN}"}, timeout=HANG_GUARD) as http,
+            Client(streamable_http_client(url, http_client=http), cache=None) as client,
+        ):
                 assert not (await client.call_tool("getPetById", {"petId": 1})).is_error
     assert TOKEN not in (log_dir / "token.log").read_text()
 
@@ -217,7 +219,7 @@ def test_non_loopback_bind_needs_a_token(generated: Path, faulty: FaultyUpstream
     env = env_for(generated, faulty)
     done = subprocess.run(
         [sys.executable, "-m", PACKAGE, "--transport", "http", "--host", "0.0.0.0", "--port", str(free_port())],
-        env=env, capture_output=True, text=True, timeout=HANG_GUARD,
+        check=False, env=env, capture_output=True, text=True, timeout=HANG_GUARD,
     )
     assert done.returncode == 2
     assert "PETSTORE_MCP_TOKEN" in done.stderr and "0.0.0.0" in done.stderr
@@ -232,8 +234,10 @@ async def test_non_loopback_bind_with_token(generated: Path, faulty: FaultyUpstr
             ping = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}
             answer = await raw.post(url, json=ping, headers={"Accept": "application/json, text/event-stream"})
             assert answer.status_code == 401
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=HANG_GUARD) as http:
-            async with Client(streamable_http_client(url, http_client=http), cache=None) as client:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=HANG_GUARD) as http,
+            Client(streamable_http_client(url, http_client=http), cache=None) as client,
+        ):
                 assert len((await client.list_tools()).tools) == 13
 
 
@@ -256,7 +260,7 @@ def test_malformed_setting_stops_start_up(generated: Path, faulty: FaultyUpstrea
     done = subprocess.run(
         [sys.executable, "-m", PACKAGE],
         env=env_for(generated, faulty, **{variable: value}),
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=HANG_GUARD,
+        check=False, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=HANG_GUARD,
     )
     assert done.returncode == 2, done.stderr
     assert "configuration error" in done.stderr and variable in done.stderr, done.stderr

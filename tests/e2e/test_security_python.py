@@ -82,7 +82,7 @@ async def serve(kind: str, environment: dict[str, str], log: Path) -> AsyncItera
 
     port = free_port()
     with log.open("wb") as sink:
-        proc = subprocess.Popen(
+        proc = subprocess.Popen(  # noqa: ASYNC220 - started once, like conftest's servers
             [sys.executable, "-m", "probe_mcp", "--transport", "http", "--port", str(port)],
             env=environment, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
         )
