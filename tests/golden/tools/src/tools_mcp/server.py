@@ -171,4 +171,5 @@ def serve_http(host: str, port: int) -> None:
         host=host,
         transport_security=transport_security(host),
     )
-    uvicorn.run(protect(app), host=host, port=port, log_level="warning")
+    # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
+    uvicorn.run(protect(app), host=host, port=port, log_level="warning", log_config=None)
