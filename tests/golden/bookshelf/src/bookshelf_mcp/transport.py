@@ -114,7 +114,9 @@ async def send_with_retries(
                 raise
             await anyio.sleep(backoff(number))
             continue
-        except httpx2.HTTPError as exc:
+        except (
+            Exception
+        ) as exc:  # timeouts, refused redirects: named in the audit line, then raised
             audit.note_upstream(type(exc).__name__)
             raise
         if response.status_code in RETRY_STATUSES and not last:

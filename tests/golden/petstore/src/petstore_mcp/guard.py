@@ -280,25 +280,29 @@ def is_loopback(host: str) -> bool:
 
 
 def check_environment(http_host: str | None = None) -> None:
-    """Every setting parsed now, so a bad value stops the server before it serves.
+    """Every setting parsed now, so a bad value stops the server before it serves; the error
+    lists every problem at once.
 
     `http_host`: the bind address when serving streamable HTTP (a token is then required
     unless it is a loopback address).
     """
-    from . import audit
+    from . import audit, transport
 
-    settings()
-    audit.mode()
-    from . import transport
-
-    transport.check_settings()
+    problems: list[str] = []
+    for check in (settings, audit.mode, transport.check_settings):
+        try:
+            check()
+        except SettingsError as exc:
+            problems.append(str(exc))
     if (
         http_host is not None
         and not is_loopback(http_host)
         and not config.env(f"{config.ENV_PREFIX}_MCP_TOKEN")
     ):
-        raise SettingsError(
+        problems.append(
             f"--host {http_host} accepts connections from other machines: set {config.ENV_PREFIX}_MCP_TOKEN "
             "to a long random string (clients send it as 'Authorization: Bearer <token>'), "
             "or bind to 127.0.0.1."
         )
+    if problems:
+        raise SettingsError("\n".join(problems))
