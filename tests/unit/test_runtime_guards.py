@@ -68,7 +68,7 @@ def test_redaction(runtime: dict[str, ModuleType], monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("PETSTORE_ADMIN_AUTH_USERNAME", "admin")
     monkeypatch.setenv("PETSTORE_ADMIN_AUTH_PASSWORD", "p@ss:word")
     monkeypatch.setenv("PETSTORE_SERVICE_TOKEN", "tok-123456")
-    redact.secret_values.cache_clear()
+    redact._configured_values.cache_clear()
     text = redact.redact_text(
         "key abc/def+ghi, encoded abc%2Fdef%2Bghi, admin p@ss:word, Basic YWRtaW46cEBzczp3b3Jk, tok-123456"
     )
@@ -76,6 +76,8 @@ def test_redaction(runtime: dict[str, ModuleType], monkeypatch: pytest.MonkeyPat
     headers = redact.redact_text('{"Authorization": "Bearer xyz", "api_key": "other", "X-Api-Key": "q"} api_key=z&b=1')
     assert headers == '{"Authorization": "[redacted]", "api_key": "[redacted]", "X-Api-Key": "[redacted]"} api_key=[redacted]&b=1'
     assert redact.redact_text("set PETSTORE_API_KEY in the environment") == "set PETSTORE_API_KEY in the environment"
+    redact.remember_secret("fetched-at-run-time")
+    assert redact.redact_text("token fetched-at-run-time") == "token [redacted]"
     assert redact.strip_controls("a\x00b\x1b[1mc\r\nd\te\x85f\u202eg\u2066h") == "ab[1mc\nd\tefgh"
 
 
