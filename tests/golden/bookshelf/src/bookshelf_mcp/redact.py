@@ -1,7 +1,7 @@
 """Credentials never leave the server, control characters never reach the model.
 
-`secret_values()` is the one list of configured secrets: credential code, error texts,
-the audit log and every log line read it from here. `clean_result()` is applied to every
+`secret_values()` is the one list of secrets: credential code, error texts, the audit log
+and every log line read it from here; `remember_secret()` adds one obtained at run time. `clean_result()` is applied to every
 tool result: secrets and credential header values become `[redacted]`, and control
 characters other than newline and tab are stripped from text and structured strings.
 """
@@ -49,10 +49,24 @@ def secret_env_vars() -> list[str]:
     return list(dict.fromkeys(n for n in names if not n.endswith("_USERNAME")))
 
 
-@cache
+_learned: set[str] = set()  # secrets obtained at run time (e.g. an OAuth access token)
+
+
+def remember_secret(value: str) -> None:
+    """Redact `value` from now on too: for credentials that never sat in an env var."""
+    if len(value) >= _SHORTEST_SECRET and value not in _learned:
+        _learned.add(value)
+        _configured_values.cache_clear()
+
+
 def secret_values() -> tuple[str, ...]:
-    """Every configured secret value, with the encoded forms it may travel in; longest first."""
-    values: set[str] = set()
+    """Every secret value, with the encoded forms it may travel in; longest first."""
+    return _configured_values()
+
+
+@cache
+def _configured_values() -> tuple[str, ...]:
+    values: set[str] = set(_learned)
     for name in secret_env_vars():
         value = os.environ.get(name) or ""
         if len(value) >= _SHORTEST_SECRET:
