@@ -288,9 +288,12 @@ def render_project(project: Project) -> dict[str, str]:
         "resource_entries": [resource_entry(r) for r in project.resources],
         # sibling modules server.py imports, sorted as isort wants them
         "server_modules": sorted(
-            ["config", "extensions", "hooks", "paging"] + (["dynamic"] if project.tool_mode == "dynamic" else [])
+            ["audit", "config", "extensions", "guard", "hooks", "paging", "redact"]
+            + (["dynamic"] if project.tool_mode == "dynamic" else [])
             + (["resources"] if project.resources else [])
         ),
+        "secret_env_vars": tuple(v.name for v in project.env_vars if v.secret),
+        "credential_names": tuple(sorted({s.parameter for s in project.security_schemes})),
     }
     pkg = f"src/{project.package}"
     files = {
@@ -305,6 +308,10 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
         f"{pkg}/paging.py": "src/paging.py.j2",
+        f"{pkg}/audit.py": "src/audit.py.j2",
+        f"{pkg}/guard.py": "src/guard.py.j2",
+        f"{pkg}/http_guard.py": "src/http_guard.py.j2",
+        f"{pkg}/redact.py": "src/redact.py.j2",
     }
     if project.tool_mode == "dynamic":
         files[f"{pkg}/dynamic.py"] = "src/dynamic.py.j2"
@@ -323,6 +330,7 @@ def render_project(project: Project) -> dict[str, str]:
         }
         files[f"{pkg}/upstream.py"] = "src/upstream.py.j2"
         files[f"{pkg}/operations.py"] = "src/operations.py.j2"
+        files[f"{pkg}/transport.py"] = "src/transport.py.j2"
     else:
         files[f"{pkg}/functions.py"] = "src/functions.py.j2"
     if project.prompts:
@@ -363,11 +371,29 @@ def _distribution_key(requirement: str) -> str:
 
 
 def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
-    prefix = project.env_prefix
+    """Settings every generated server reads (guard, audit, redact, http_guard, transport)."""
+    p = project.env_prefix
     extra = [
-        {"name": f"{prefix}_RATE_LIMIT", "description": "Tool calls allowed per minute; 0 = unlimited", "default": "0"},
-        {"name": f"{prefix}_PAGE_SIZE", "description": "Tools per tools/list page", "default": str(project.page_size)},
+        (
+            f"{p}_RATE_LIMIT",
+            "Tool calls allowed, e.g. `10/s`, `600/min`, `10/s burst 20` (a bare number: per minute); 0 = unlimited",
+            "0",
+        ),
+        (f"{p}_RATE_LIMIT_<TOOL>", "Same, for one tool: its name upper-cased, non-alphanumerics as `_`", None),
+        (f"{p}_PAGE_SIZE", "Tools per tools/list page", str(project.page_size)),
+        (f"{p}_READ_ONLY", "1 = list and run only tools annotated readOnlyHint", "0"),
+        (f"{p}_TOOLS_ALLOW", "Comma-separated glob patterns: only matching tools are listed and run", None),
+        (f"{p}_TOOLS_DENY", "Comma-separated glob patterns: matching tools are hidden and refused", None),
+        (f"{p}_MCP_TOKEN", "Bearer token HTTP clients must send; required to bind to a non-loopback --host", None),
+        (f"{p}_ALLOWED_HOSTS", "Extra host names HTTP clients may use (DNS-rebinding protection)", None),
+        (f"{p}_AUDIT_LOG", "One JSON line per tool call on stderr: full (arguments redacted), minimal, off", "full"),
+        (f"{p}_REDACT", "Comma-separated names of further env vars whose values are never shown", None),
     ]
     if project.source_kind == "openapi":
-        extra.append({"name": f"{prefix}_TIMEOUT", "description": "Upstream request timeout, seconds", "default": "30"})
-    return extra
+        extra += [
+            (f"{p}_TIMEOUT", "Upstream read/write timeout, seconds", "30"),
+            (f"{p}_CONNECT_TIMEOUT", "Upstream connect timeout, seconds", "10"),
+            (f"{p}_RETRIES", "Retries of idempotent requests after connection errors and 502/503/504", "2"),
+            (f"{p}_CA_BUNDLE", "PEM file or directory of CA certificates to trust (TLS is always verified)", None),
+        ]
+    return [{"name": name, "description": text, "default": default} for name, text, default in extra]

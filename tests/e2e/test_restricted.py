@@ -41,7 +41,7 @@ async def test_connection_refused_missing_credential_rate_limit(
             assert "PETSTORE_ADMIN_AUTH_USERNAME" in missing and "PETSTORE_ADMIN_AUTH_PASSWORD" in missing
 
             limited = error_text(await client.call_tool("getInventory", {}))
-            assert "Rate limit" in limited and "2 calls per minute" in limited
+            assert "Rate limit" in limited and "2/min set by PETSTORE_RATE_LIMIT" in limited and "retry in" in limited
 
             with pytest.raises(MCPError) as caught:  # protocol errors still come first
                 await client.call_tool("noSuchTool", {})

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import httpx2
 
-from . import config, extensions, hooks
+from . import config, extensions, hooks, transport
 
 # scheme name -> (kind, location, parameter name, env vars)
 SECURITY_SCHEMES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
@@ -55,9 +55,8 @@ def shared_client() -> httpx2.AsyncClient:
     """One connection pool per process, created on first use."""
     global _client
     if _client is None:
-        _client = httpx2.AsyncClient(
-            timeout=config.timeout(),
-            event_hooks={"request": [_on_request], "response": [_on_response]},
+        _client = transport.make_client(
+            event_hooks={"request": [_on_request], "response": [_on_response]}
         )
     return _client
 
@@ -111,7 +110,9 @@ async def send(
     http = client or shared_client()
     url = base + path
     try:
-        return await _send_following(http, route["method"], url, request)
+        return await transport.send_with_retries(
+            route["method"], lambda: _send_following(http, route["method"], url, dict(request))
+        )
     except httpx2.TimeoutException:
         raise UpstreamError(
             f"{route['method']} {url}: no answer within {config.timeout():g} s (timeout)."

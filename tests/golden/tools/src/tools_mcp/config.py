@@ -31,15 +31,6 @@ def env(name: str) -> str | None:
     return os.environ.get(name) or None
 
 
-def rate_limit() -> int:
-    """Tool calls allowed per minute (`TOOLS_RATE_LIMIT`); 0 means unlimited."""
-    raw = os.environ.get(f"{ENV_PREFIX}_RATE_LIMIT", "0")
-    try:
-        return max(0, int(raw))
-    except ValueError:
-        return 0
-
-
 def timeout() -> float:
     """Upstream request timeout in seconds (`TOOLS_TIMEOUT`, default 30)."""
     try:

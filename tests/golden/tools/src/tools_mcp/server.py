@@ -7,10 +7,8 @@ compiled on a tool's first call, so start-up stays light however many tools ther
 
 from __future__ import annotations
 
-import collections
 import json
 import logging
-import time
 from functools import cache
 from typing import Any
 
@@ -18,7 +16,7 @@ import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import config, extensions, hooks, paging
+from . import audit, config, extensions, guard, hooks, redact
 from .catalog import tool_table
 
 log = logging.getLogger(__package__)
@@ -33,12 +31,11 @@ def _tool_list() -> list[types.Tool]:
         *tool_table().values(),
         *(custom.entry for custom in extensions.custom_tools().values()),
     ]
-    return [types.Tool.model_validate(entry["tool"]) for entry in entries]
-
-
-@cache
-def _tool_list_digest() -> str:
-    return paging.digest([tool.name for tool in _tool_list()])
+    return [
+        types.Tool.model_validate(entry["tool"])
+        for entry in entries
+        if guard.enabled(entry["tool"]["name"])
+    ]
 
 
 def _entry(name: str) -> dict[str, Any]:
@@ -70,6 +67,7 @@ def error_result(message: str, structured: dict[str, Any] | None = None) -> type
 def json_result(name: str, value: Any) -> types.CallToolResult:
     """A JSON value as text content, plus structuredContent shaped like outputSchema."""
     entry = _entry(name)
+    value = redact.clean_value(value)  # before the text mirror, where JSON would escape controls
     text = _clip(json.dumps(value, ensure_ascii=False, default=str))
     structured = {"result": value} if entry["wrapsResult"] else value
     if "outputSchema" not in entry["tool"]:
@@ -98,53 +96,37 @@ def _clip(text: str, limit: int = MAX_TEXT) -> str:
     return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
 
 
-class _RateLimiter:
-    """Sliding one-minute window over all tool calls of this process."""
-
-    def __init__(self) -> None:
-        self._calls: collections.deque[float] = collections.deque()
-
-    def retry_after(self) -> float | None:
-        limit = config.rate_limit()
-        if not limit:
-            return None
-        now = time.monotonic()
-        while self._calls and now - self._calls[0] >= 60:
-            self._calls.popleft()
-        if len(self._calls) >= limit:
-            return 60 - (now - self._calls[0])
-        self._calls.append(now)
-        return None
-
-
-_limiter = _RateLimiter()
-
-
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    cursor = params.cursor if params is not None else None
-    tools, next_cursor = paging.page(_tool_list(), _tool_list_digest(), cursor, config.page_size())
-    return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
+    return types.ListToolsResult(tools=_tool_list())
 
 
 async def call_tool(
     ctx: ServerRequestContext, params: types.CallToolRequestParams
 ) -> types.CallToolResult:
-    name = params.name
+    """Every call: one audit line; every result: secrets redacted, control characters stripped."""
+    call = audit.begin(params.name, params.arguments)
+    try:
+        result = redact.clean_result(await _call_tool(params.name, dict(params.arguments or {})))
+    except MCPError as exc:
+        audit.finish(call, "refused", exc.message)
+        raise
+    audit.finish(call, "error" if result.is_error else "ok")
+    return result
+
+
+async def _call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     if name not in tool_table() and name not in extensions.custom_tools():
         # The spec makes an unknown tool a protocol error, not a tool result.
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
-    return await run_tool(name, dict(params.arguments or {}))
-
-
-async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    """One catalogue tool: rate limit, argument validation, the call; every failure an isError result."""
-    wait = _limiter.retry_after()
-    if wait is not None:
-        return error_result(
-            f"Rate limit reached ({config.rate_limit()} calls per minute); retry in {wait:.0f} s."
-        )
+    refusal = guard.refusal(name)
+    if refusal is not None:  # hidden from tools/list, so answered like an unknown tool
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name} ({refusal})")
+    limited = guard.admit(name)
+    if limited is not None:
+        audit.mark("rate_limited")
+        return error_result(limited)
     token = extensions.current_tool.set(name)
     try:
         if name not in tool_table():
@@ -212,5 +194,13 @@ def serve_http(host: str, port: int) -> None:
     """Stateless streamable HTTP at http://HOST:PORT/mcp."""
     import uvicorn
 
-    app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from .http_guard import protect, transport_security
+
+    app = server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        host=host,
+        transport_security=transport_security(host),
+    )
+    # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
+    uvicorn.run(protect(app), host=host, port=port, log_level="warning", log_config=None)
