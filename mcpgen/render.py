@@ -14,10 +14,11 @@ from typing import Any
 import jinja2
 
 from mcpgen import naming
-from mcpgen.ir import Project, Tool
+from mcpgen.ir import HttpBody, Project, SecurityScheme, Tool
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
+DEFAULT_MAX_RESPONSE_CHARS = 100_000  # a result longer than this floods a client's context
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ANNOTATION = re.compile(r"^[A-Za-z_][A-Za-z0-9_\[\], |.]*$")
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -169,10 +170,35 @@ def tool_entry(tool: Tool) -> dict[str, Any]:
                 "contentType": route.body.content_type,
                 "fields": [[f.name, f.argument] for f in route.body.fields],
                 "argument": route.body.argument,
+                **_body_encoding(route.body),
             },
             "security": [list(requirement) for requirement in route.security],
         }
     return entry
+
+
+def _body_encoding(body: HttpBody) -> dict[str, Any]:
+    """File parts and per-property `encoding` of a form/multipart body (keys only when used)."""
+    out: dict[str, Any] = {}
+    files = [f.argument for f in body.fields if f.file]
+    if files:
+        out["files"] = files
+    encoding = {
+        f.name: {k: v for k, v in (("style", f.style), ("explode", f.explode), ("contentType", f.content_type)) if v is not None}
+        for f in body.fields
+        if (f.style, f.explode, f.content_type) != (None, None, None)
+    }
+    if encoding:
+        out["encoding"] = encoding
+    return out
+
+
+def security_view(scheme: SecurityScheme) -> dict[str, Any]:
+    """How auth.py reads one scheme: kind, where it goes, and the env vars holding it."""
+    view: dict[str, Any] = {"kind": scheme.kind, "in": scheme.location, "name": scheme.parameter, "env": list(scheme.env_vars)}
+    if scheme.token_url is not None:
+        view["tokenUrl"] = scheme.token_url
+    return view
 
 
 def operation_view(tool: Tool) -> dict[str, Any]:
@@ -237,6 +263,7 @@ def render_project(project: Project) -> dict[str, str]:
         "vscode_config": vscode,
         "tool_entries": [tool_entry(t) for t in project.tools],
         "tools": list(project.tools),
+        "max_response_chars": DEFAULT_MAX_RESPONSE_CHARS,
     }
     pkg = f"src/{project.package}"
     files = {
@@ -247,6 +274,7 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/config.py": "src/config.py.j2",
         f"{pkg}/catalog.py": "src/catalog.py.j2",
         f"{pkg}/server.py": "src/server.py.j2",
+        f"{pkg}/results.py": "src/results.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
     }
@@ -257,9 +285,8 @@ def render_project(project: Project) -> dict[str, str]:
             {(op["model_module"], op["model_class"]) for op in operations if op["model_module"]}
         )
         context["example_function"] = operations[0]["function"] if operations else "operation"
-        context["security_schemes"] = {
-            s.name: (s.kind, s.location, s.parameter, s.env_vars) for s in project.security_schemes
-        }
+        context["security_schemes"] = {s.name: security_view(s) for s in project.security_schemes}
+        files[f"{pkg}/auth.py"] = "src/auth.py.j2"
         files[f"{pkg}/upstream.py"] = "src/upstream.py.j2"
         files[f"{pkg}/operations.py"] = "src/operations.py.j2"
     else:
@@ -291,4 +318,7 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
     extra = [{"name": f"{prefix}_RATE_LIMIT", "description": "Tool calls allowed per minute; 0 = unlimited", "default": "0"}]
     if project.source_kind == "openapi":
         extra.append({"name": f"{prefix}_TIMEOUT", "description": "Upstream request timeout, seconds", "default": "30"})
+        if any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields):
+            extra.append({"name": f"{prefix}_UPLOAD_DIR", "description": "Directory whose files tools may upload by path; unset = no local file access", "default": None})
+    extra.append({"name": f"{prefix}_MAX_RESPONSE_CHARS", "description": "Longer results are truncated, with a note", "default": "100000"})
     return extra
