@@ -44,3 +44,16 @@ def timeout() -> float:
         return float(os.environ.get(f"{ENV_PREFIX}_TIMEOUT", "30"))
     except ValueError:
         return 30.0
+
+
+def max_response_chars() -> int:
+    """Characters of one tool result (`PETSTORE_MAX_RESPONSE_CHARS`); longer ones are cut, with a note."""
+    try:
+        return max(1_000, int(os.environ.get(f"{ENV_PREFIX}_MAX_RESPONSE_CHARS", "100000")))
+    except ValueError:
+        return 100000
+
+
+def upload_dir() -> str | None:
+    """The only directory whose files tools may upload by path (`PETSTORE_UPLOAD_DIR`); unset: none."""
+    return env(f"{ENV_PREFIX}_UPLOAD_DIR")

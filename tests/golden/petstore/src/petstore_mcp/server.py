@@ -18,12 +18,12 @@ import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import config
+from . import config, results
 from .catalog import tool_table
 
 log = logging.getLogger(__package__)
 
-MAX_TEXT = 100_000  # characters of one text result; longer ones are cut, with a note
+MAX_TEXT = 100_000  # characters of an error message; results are cut at config.max_response_chars()
 MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
 
 
@@ -52,18 +52,34 @@ def error_result(message: str, structured: dict[str, Any] | None = None) -> type
     )
 
 
-def json_result(name: str, value: Any) -> types.CallToolResult:
-    """A JSON value as text content, plus structuredContent shaped like outputSchema."""
+def json_result(name: str, value: Any, lenient: bool = False) -> types.CallToolResult:
+    """A JSON value as text content, plus structuredContent shaped like outputSchema.
+
+    Too long: cut to fit (see `results`), with a note. `lenient` (upstream JSON, whose
+    outputSchema only describes): a value that does not match still succeeds, with the
+    mismatching parts left out of structuredContent and a note after the full text."""
     entry = tool_table()[name]
-    text = _clip(json.dumps(value, ensure_ascii=False, default=str))
+    limit = config.max_response_chars()
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    notes: list[str] = []
+    if len(text) > limit:
+        value, cuts = results.fit_json(value, limit, drop_keys=lenient)
+        fitted = json.dumps(value, ensure_ascii=False, default=str)
+        notes.append(
+            results.truncation_note(len(text), min(len(fitted), limit), cuts, entry["tool"])
+        )
+        text = fitted[:limit]
     structured = {"result": value} if entry["wrapsResult"] else value
     if "outputSchema" not in entry["tool"]:
         if not isinstance(structured, dict):
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=structured
-        )
+            return _text_result(text, notes)
+        return _text_result(text, notes, structured)
     problems = _errors(_output_validator(name), structured, "(result)")
+    if problems and lenient:
+        log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
+        repaired, found = results.conform(structured, _output_validator(name))
+        if repaired is not None:
+            return _text_result(text, [*notes, results.mismatch_note(found)], repaired)
     if problems:
         log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
         return error_result(
@@ -72,9 +88,22 @@ def json_result(name: str, value: Any) -> types.CallToolResult:
             + "\n\nResult:\n"
             + text
         )
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=structured
-    )
+    return _text_result(text, notes, structured)
+
+
+def _text_result(
+    text: str, notes: list[str], structured: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    content = [types.TextContent(type="text", text=t) for t in (text, *notes)]
+    if structured is None:
+        return types.CallToolResult(content=list(content))
+    return types.CallToolResult(content=list(content), structured_content=structured)
+
+
+def text_result(name: str, text: str) -> types.CallToolResult:
+    """Plain text, cut at the response limit with a note."""
+    clipped, note = results.clip_text(text, config.max_response_chars(), tool_table()[name]["tool"])
+    return _text_result(clipped, [note] if note else [])
 
 
 def _clip(text: str, limit: int = MAX_TEXT) -> str:
@@ -178,7 +207,7 @@ def _http_result(name: str, response: Any) -> types.CallToolResult:
             return error_result(
                 f"HTTP {status}: the upstream sent invalid JSON:\n{_clip(response.text, MAX_ERROR_BODY)}"
             )
-        return json_result(name, value)
+        return json_result(name, value, lenient=True)
     if "outputSchema" in tool_table()[name]["tool"]:
         return error_result(
             f"HTTP {status}: expected JSON, got {media or 'no content type'}:\n{_clip(response.text, MAX_ERROR_BODY)}"
@@ -194,9 +223,7 @@ def _http_result(name: str, response: Any) -> types.CallToolResult:
             content=[types.AudioContent(type="audio", data=data, mime_type=media)]
         )
     if media.startswith("text/") or media.endswith(("/xml", "+xml")) or not media:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=_clip(response.text))]
-        )
+        return text_result(name, response.text)
     resource = types.BlobResourceContents(
         uri=str(response.request.url.copy_with(query=None, fragment=None)),
         mime_type=media,

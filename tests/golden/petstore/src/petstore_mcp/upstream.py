@@ -8,28 +8,17 @@ from __future__ import annotations
 
 import base64
 import json
+import mimetypes
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import httpx2
 
-from . import config
+from . import auth, config
 
-# scheme name -> (kind, location, parameter name, env vars)
-SECURITY_SCHEMES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
-    "api_key": ("apiKey", "header", "api_key", ("PETSTORE_API_KEY",)),
-    "adminAuth": (
-        "basic",
-        "header",
-        "Authorization",
-        ("PETSTORE_ADMIN_AUTH_USERNAME", "PETSTORE_ADMIN_AUTH_PASSWORD"),
-    ),
-}
-
-
-class MissingCredential(Exception):
-    """No credential set for any of the operation's security requirements."""
+MissingCredential = auth.MissingCredential  # re-exported: callers of `operations` catch it here
 
 
 class InvalidArgument(ValueError):
@@ -72,6 +61,21 @@ async def send(
         raise UpstreamError(
             f"No upstream URL: set {config.ENV_PREFIX}_BASE_URL or pass --base-url."
         )
+    http = client or shared_client()
+    url, request, fetched_tokens = await _prepare(route, arguments, base, http)
+    response = await _send(http, route["method"], url, request)
+    if response.status_code == 401 and fetched_tokens:
+        # The cached OAuth2 token may have been revoked before its expiry: fetch a new one, once.
+        auth.forget(fetched_tokens)
+        url, request, _ = await _prepare(route, arguments, base, http)
+        response = await _send(http, route["method"], url, request)
+    return response
+
+
+async def _prepare(
+    route: Mapping[str, Any], arguments: Mapping[str, Any], base: str, http: httpx2.AsyncClient
+) -> tuple[str, dict[str, Any], list[str]]:
+    """URL, httpx2 request arguments, and the OAuth2 schemes whose fetched token was used."""
     headers: dict[str, str] = {}
     cookies: dict[str, str] = {}
     query: list[tuple[str, str]] = []
@@ -82,8 +86,10 @@ async def send(
         value = arguments[param["argument"]]
         where = param["in"]
         if where == "path":
-            segment = _path_segment(param["argument"], _simple(value, param["explode"]))
-            path = path.replace("{" + param["name"] + "}", segment)
+            expanded = _path_value(
+                param["argument"], param["name"], value, param["style"], param["explode"]
+            )
+            path = path.replace("{" + param["name"] + "}", expanded)
         elif where == "query":
             query.extend(_query_pairs(param["name"], value, param["style"], param["explode"]))
         elif where == "header":
@@ -92,7 +98,7 @@ async def send(
             )
         else:
             cookies[param["name"]] = _simple(value, param["explode"])
-    _apply_credentials(route["security"], headers, query, cookies)
+    fetched = await auth.apply(route["security"], http, headers, query, cookies)
     if cookies:
         headers["Cookie"] = "; ".join(f"{k}={quote(v, safe='')}" for k, v in cookies.items())
     request: dict[str, Any] = {"headers": headers, "params": query}
@@ -101,17 +107,21 @@ async def send(
         request.update(body_arguments)
         if content_type:
             headers["Content-Type"] = content_type
-    http = client or shared_client()
-    url = base + path
+    return base + path, request, fetched
+
+
+async def _send(
+    http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any]
+) -> httpx2.Response:
     try:
-        return await _send_following(http, route["method"], url, request)
+        return await _send_following(http, method, url, request)
     except httpx2.TimeoutException:
         raise UpstreamError(
-            f"{route['method']} {url}: no answer within {config.timeout():g} s (timeout)."
+            f"{method} {url}: no answer within {config.timeout():g} s (timeout)."
         ) from None
     except httpx2.HTTPError as exc:
         raise UpstreamError(
-            f"{route['method']} {url}: request failed: {type(exc).__name__}: {exc}"
+            f"{method} {url}: request failed: {type(exc).__name__}: {exc}"
         ) from None
 
 
@@ -167,12 +177,44 @@ def _simple(value: Any, explode: bool) -> str:
     return _scalar(value)
 
 
-def _path_segment(argument: str, value: str) -> str:
-    """Percent-encoded whole; `.` and `..` too, or the URL would be normalised to a parent path."""
-    if not value:
+def _path_value(argument: str, name: str, value: Any, style: str, explode: bool) -> str:
+    """RFC 6570 expansion for `simple`, `label` and `matrix` path styles: each value
+    percent-encoded whole (`../` or `?` cannot change the target); separators literal."""
+    if isinstance(value, dict):
+        items = [(str(k), _scalar(v)) for k, v in value.items()]
+    elif isinstance(value, list):
+        items = [("", _scalar(v)) for v in value]
+    else:
+        items = [("", _scalar(value))]
+    enc = [(_encode(k), _encode(v)) for k, v in items]
+    is_object = isinstance(value, dict)
+    if style == "label":
+        if is_object:
+            return "." + ("." if explode else ",").join(
+                f"{k}={v}" if explode else f"{k},{v}" for k, v in enc
+            )
+        return "." + ("." if explode else ",").join(v for _, v in enc)
+    if style == "matrix":
+        key = _encode(name)
+        if is_object:
+            if explode:
+                return "".join(f";{k}={v}" for k, v in enc)
+            return f";{key}=" + ",".join(f"{k},{v}" for k, v in enc)
+        if explode and isinstance(value, list):
+            return "".join(f";{key}={v}" for _, v in enc)
+        return f";{key}=" + ",".join(v for _, v in enc)
+    if is_object:
+        text = ",".join(f"{k}={v}" if explode else f"{k},{v}" for k, v in enc)
+    else:
+        text = ",".join(v for _, v in enc)
+    if not text:
         raise InvalidArgument(f"{argument}: a path parameter cannot be empty")
-    encoded = quote(value, safe="")
-    return encoded.replace(".", "%2E") if encoded in (".", "..") else encoded
+    # `.` and `..` too, or the URL would be normalised to a parent path.
+    return text.replace(".", "%2E") if text in (".", "..") else text
+
+
+def _encode(text: str) -> str:
+    return quote(text, safe="")
 
 
 def _query_pairs(name: str, value: Any, style: str, explode: bool) -> list[tuple[str, str]]:
@@ -183,7 +225,7 @@ def _query_pairs(name: str, value: Any, style: str, explode: bool) -> list[tuple
         return [(name, sep.join(_scalar(v) for v in value))]
     if isinstance(value, dict):
         if style == "deepObject":
-            return [(f"{name}[{k}]", _scalar(v)) for k, v in value.items()]
+            return _deep_pairs(name, value, 0)
         if explode:
             return [(str(k), _scalar(v)) for k, v in value.items()]
         return [(name, ",".join(f"{k},{_scalar(v)}" for k, v in value.items()))]
@@ -196,6 +238,14 @@ def _header_value(argument: str, value: str) -> str:
             f"{argument}: header values must be printable ASCII, with no line breaks"
         )
     return value
+
+
+def _deep_pairs(name: str, value: Any, depth: int) -> list[tuple[str, str]]:
+    """deepObject: `name[key]=v`, nested objects as `name[a][b]=v`, arrays as `name[a][0]=v`."""
+    if depth > 16 or not isinstance(value, (dict, list)):
+        return [(name, _scalar(value))]
+    children = value.items() if isinstance(value, dict) else enumerate(value)
+    return [pair for k, v in children for pair in _deep_pairs(f"{name}[{k}]", v, depth + 1)]
 
 
 def _body(
@@ -215,53 +265,104 @@ def _body(
         except ValueError:
             raise InvalidArgument(f"{body['argument']}: not valid base64") from None
         return {"content": content}, body["contentType"]
+    encoding: dict[str, Any] = body.get("encoding", {})
     if media == "application/x-www-form-urlencoded" and isinstance(payload, dict):
-        return {"data": {k: _scalar(v) for k, v in payload.items()}}, None
+        pairs: list[tuple[str, str]] = []
+        for key, value in payload.items():
+            spec = encoding.get(key, {})
+            pairs.extend(
+                _query_pairs(key, value, spec.get("style", "form"), spec.get("explode", True))
+            )
+        return {"content": _form_encode(pairs)}, "application/x-www-form-urlencoded"
     if media == "multipart/form-data" and isinstance(payload, dict):
-        return {"files": [(k, (None, _scalar(v).encode())) for k, v in payload.items()]}, None
+        files = {name for name, arg in body["fields"] if arg in body.get("files", ())}
+        return {"files": _multipart(payload, files, encoding, dict(body["fields"]))}, None
     if media.startswith("text/") and isinstance(payload, str):
         return {"content": payload.encode()}, body["contentType"]
-    return {"json": payload}, None
+    # JSON, also `+json` media types (sent under their own name) and `*/*`.
+    content_type = body["contentType"] if media.endswith(("/json", "+json")) else "application/json"
+    return {
+        "content": json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    }, content_type
 
 
-def _apply_credentials(
-    requirements: list[list[str]],
-    headers: dict[str, str],
-    query: list[tuple[str, str]],
-    cookies: dict[str, str],
-) -> None:
-    """Use the first requirement whose credentials are all set; none set is an error."""
-    if not requirements:
-        return
-    for requirement in requirements:
-        if all(all(config.env(v) for v in SECURITY_SCHEMES[s][3]) for s in requirement):
-            for scheme in requirement:
-                _apply(SECURITY_SCHEMES[scheme], headers, query, cookies)
-            return
-    options = [" and ".join(v for s in req for v in SECURITY_SCHEMES[s][3]) for req in requirements]
-    raise MissingCredential(
-        "This tool needs credentials that are not configured: set "
-        + " or ".join(options)
-        + " in the server's environment."
+def _form_encode(pairs: list[tuple[str, str]]) -> bytes:
+    return "&".join(f"{quote(k, safe='[]')}={quote(v, safe='')}" for k, v in pairs).encode("ascii")
+
+
+Part = tuple[str, tuple[str | None, bytes, str | None]]
+
+
+def _multipart(
+    payload: Mapping[str, Any],
+    files: set[str],
+    encoding: Mapping[str, Any],
+    arguments: Mapping[str, str],
+) -> list[Part]:
+    """Parts in argument order: files from base64 or an allowed path, scalars as text,
+    arrays as repeated parts, objects as JSON (or the `encoding` contentType)."""
+    parts: list[Part] = []
+    for key, value in payload.items():
+        if value is None:
+            continue
+        content_type = encoding.get(key, {}).get("contentType")
+        if key in files:
+            for one in value if isinstance(value, list) else [value]:
+                parts.append((key, _file_part(arguments.get(key, key), one)))
+            continue
+        for item in (
+            value if isinstance(value, list) and not _is_json_type(content_type) else [value]
+        ):
+            if isinstance(item, (dict, list)):
+                data = json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()
+                parts.append((key, (None, data, content_type or "application/json")))
+            else:
+                parts.append((key, (None, _scalar(item).encode(), content_type)))
+    return parts
+
+
+def _is_json_type(content_type: str | None) -> bool:
+    return content_type is not None and content_type.split(";")[0].strip().lower().endswith(
+        ("/json", "+json")
     )
 
 
-def _apply(
-    scheme: tuple[str, str, str, tuple[str, ...]],
-    headers: dict[str, str],
-    query: list[tuple[str, str]],
-    cookies: dict[str, str],
-) -> None:
-    kind, location, parameter, env_vars = scheme
-    values = [config.env(v) or "" for v in env_vars]
-    if kind == "basic":
-        token = base64.b64encode(f"{values[0]}:{values[1]}".encode()).decode("ascii")
-        headers["Authorization"] = f"Basic {token}"
-    elif kind == "bearer":
-        headers["Authorization"] = f"Bearer {values[0]}"
-    elif location == "header":
-        headers[parameter] = values[0]
-    elif location == "query":
-        query.append((parameter, values[0]))
+def _file_part(argument: str, spec: Mapping[str, Any]) -> tuple[str | None, bytes, str | None]:
+    """(filename, bytes, media type) of one file argument."""
+    filename = spec.get("filename")
+    if "content" in spec:
+        try:
+            data = base64.b64decode(spec["content"], validate=True)
+        except ValueError:
+            raise InvalidArgument(f"{argument}.content: not valid base64") from None
+        filename = filename or "file"
     else:
-        cookies[parameter] = values[0]
+        target = _upload_path(argument, str(spec.get("path", "")))
+        data = target.read_bytes()
+        filename = filename or target.name
+    media = (
+        spec.get("contentType") or mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    )
+    return filename, data, media
+
+
+def _upload_path(argument: str, path: str) -> Path:
+    """A regular file inside the upload directory, symlinks resolved; anything else refused."""
+    allowed = config.upload_dir()
+    if not allowed:
+        raise InvalidArgument(
+            f"{argument}.path: reading local files is disabled; pass `content` (base64) instead, or start the "
+            f"server with {config.ENV_PREFIX}_UPLOAD_DIR set to the directory to allow."
+        )
+    root = Path(allowed).resolve()
+    try:
+        target = (root / path).resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise InvalidArgument(
+            f"{argument}.path: no such file under the upload directory: {path!r}"
+        ) from None
+    if not target.is_relative_to(root) or target == root:
+        raise InvalidArgument(f"{argument}.path: {path!r} is outside the upload directory; refused")
+    if not target.is_file():
+        raise InvalidArgument(f"{argument}.path: {path!r} is not a regular file")
+    return target

@@ -44,3 +44,11 @@ def timeout() -> float:
         return float(os.environ.get(f"{ENV_PREFIX}_TIMEOUT", "30"))
     except ValueError:
         return 30.0
+
+
+def max_response_chars() -> int:
+    """Characters of one tool result (`TOOLS_MAX_RESPONSE_CHARS`); longer ones are cut, with a note."""
+    try:
+        return max(1_000, int(os.environ.get(f"{ENV_PREFIX}_MAX_RESPONSE_CHARS", "100000")))
+    except ValueError:
+        return 100000
