@@ -30,6 +30,7 @@ from mcpgen.ir import (
     SecurityScheme,
     Tool,
 )
+from mcpgen.output_schemas import relax_output_schema
 from mcpgen.schemas import (
     ModelIndex,
     SchemaConverter,
@@ -38,7 +39,6 @@ from mcpgen.schemas import (
     is_object_schema,
     merge_all_of,
 )
-from mcpgen.output_schemas import relax_output_schema
 from mcpgen.sources.document import load_document
 from mcpgen.sources.swagger2 import is_swagger2, to_openapi3
 
