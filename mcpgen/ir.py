@@ -163,3 +163,4 @@ class Project:
     models: tuple[ModelModule, ...] = ()
     extra_dependencies: tuple[str, ...] = ()
     copied_files: tuple[tuple[str, str], ...] = ()  # (relative path in package, text)
+    max_response_chars: int = 100_000  # default cap of one tool result, in characters

@@ -18,7 +18,6 @@ from mcpgen.ir import HttpBody, Project, SecurityScheme, Tool
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
-DEFAULT_MAX_RESPONSE_CHARS = 100_000  # a result longer than this floods a client's context
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ANNOTATION = re.compile(r"^[A-Za-z_][A-Za-z0-9_\[\], |.]*$")
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -263,7 +262,7 @@ def render_project(project: Project) -> dict[str, str]:
         "vscode_config": vscode,
         "tool_entries": [tool_entry(t) for t in project.tools],
         "tools": list(project.tools),
-        "max_response_chars": DEFAULT_MAX_RESPONSE_CHARS,
+        "max_response_chars": project.max_response_chars,
     }
     pkg = f"src/{project.package}"
     files = {
@@ -320,5 +319,5 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
         extra.append({"name": f"{prefix}_TIMEOUT", "description": "Upstream request timeout, seconds", "default": "30"})
         if any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields):
             extra.append({"name": f"{prefix}_UPLOAD_DIR", "description": "Directory whose files tools may upload by path; unset = no local file access", "default": None})
-    extra.append({"name": f"{prefix}_MAX_RESPONSE_CHARS", "description": "Longer results are truncated, with a note", "default": "100000"})
+    extra.append({"name": f"{prefix}_MAX_RESPONSE_CHARS", "description": "Longer results are truncated, with a note", "default": str(project.max_response_chars)})
     return extra
