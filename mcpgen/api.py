@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from mcpgen import naming
@@ -52,7 +52,6 @@ def emit(project: Project, diagnostics: list[Diagnostic], options: Options) -> R
         raise GenerationError(diagnostics)
     output = options.output or Path.cwd() / naming.distribution_name(project.name)
     check_target(output, options.force)  # fail fast, before the costly steps
-    project = replace(project, max_response_chars=options.max_response_chars)
     copied = frozenset(f"src/{project.package}/{relative}" for relative, _ in project.copied_files)
     files = format_files(render_project(project), keep=copied)
     write_tree(output, files, options.force)

@@ -26,13 +26,6 @@ OutputOption = Annotated[
 ]
 NameOption = Annotated[Optional[str], typer.Option("--name", help="Server name (default: from the title/module).")]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace a non-empty output directory.")]
-MaxResponseOption = Annotated[
-    int,
-    typer.Option(
-        "--max-response-chars", min=1000,
-        help="Default cap of one tool result in characters; longer ones are cut with a note (env overrides).",
-    ),
-]
 MaxNameOption = Annotated[
     int,
     typer.Option(
@@ -67,13 +60,9 @@ def from_openapi(
     force: ForceOption = False,
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
     models: Annotated[bool, typer.Option("--models/--no-models", help="Generate typed pydantic models.")] = True,
-    max_response_chars: MaxResponseOption = 100_000,
 ) -> None:
     """Generate an MCP server package that calls the API SPEC describes."""
-    options = Options(
-        output=output, name=name, force=force, max_name_length=max_name_length, models=models,
-        max_response_chars=max_response_chars,
-    )
+    options = Options(output=output, name=name, force=force, max_name_length=max_name_length, models=models)
     _run(lambda: api.generate_openapi(spec, options))
 
 
@@ -90,7 +79,6 @@ def from_python(
     ] = None,
     force: ForceOption = False,
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
-    max_response_chars: MaxResponseOption = 100_000,
 ) -> None:
     """Generate an MCP server package whose tools are TARGET's public functions."""
     options = Options(
@@ -98,7 +86,6 @@ def from_python(
         name=name,
         force=force,
         max_name_length=max_name_length,
-        max_response_chars=max_response_chars,
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
     )

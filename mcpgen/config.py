@@ -17,4 +17,3 @@ class Options:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     models: bool = True  # typed pydantic models for OpenAPI component schemas
-    max_response_chars: int = 100_000  # the generated server's default result cap (env overrides)

@@ -125,12 +125,13 @@ def test_swagger2_form_data_file_is_a_file_part(tmp_path: Path) -> None:
     assert [(f.name, f.file) for f in route.body.fields] == [("file", True), ("note", False)]
 
 
-def test_response_cap_is_a_generation_option(tmp_path: Path) -> None:
-    from mcpgen.api import generate_openapi
-    from mcpgen.config import Options
+def test_response_cap_comes_from_the_project(tmp_path: Path) -> None:
+    """The generated default cap is `Project.max_response_chars` (the env var overrides it)."""
+    from dataclasses import replace
 
-    spec_file = Path(__file__).resolve().parents[2] / "samples" / "petstore.yaml"
-    result = generate_openapi(spec_file, Options(output=tmp_path / "out", models=False, max_response_chars=5_000))
-    config = result.files["src/petstore_mcp/config.py"]
-    assert 'os.environ.get(f"{ENV_PREFIX}_MAX_RESPONSE_CHARS", "5000")' in config
-    assert "| `PETSTORE_MAX_RESPONSE_CHARS` | Longer results are truncated, with a note | 5000 |" in result.files["README.md"]
+    from mcpgen.render import render_project
+
+    project, _ = parse(tmp_path, spec({"/x": {"get": {"operationId": "x", "responses": ok()}}}), name="shelf")
+    files = render_project(replace(project, max_response_chars=5_000))
+    assert 'os.environ.get(f"{ENV_PREFIX}_MAX_RESPONSE_CHARS", "5000")' in files["src/shelf_mcp/config.py"]
+    assert "| `SHELF_MAX_RESPONSE_CHARS` | Longer results are truncated, with a note | 5000 |" in files["README.md"]
