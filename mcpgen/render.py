@@ -272,6 +272,7 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/__main__.py": "src/__main__.py.j2",
         f"{pkg}/config.py": "src/config.py.j2",
         f"{pkg}/catalog.py": "src/catalog.py.j2",
+        f"{pkg}/extensions.py": "src/extensions.py.j2",
         f"{pkg}/server.py": "src/server.py.j2",
         f"{pkg}/results.py": "src/results.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
@@ -297,6 +298,15 @@ def render_project(project: Project) -> dict[str, str]:
     for relative, text in project.copied_files:
         out[f"{pkg}/{relative}"] = text
     return dict(sorted(out.items()))
+
+
+def render_user_files(project: Project) -> dict[str, str]:
+    """Files the user owns: created by the first generation, never rewritten."""
+    env = environment()
+    pkg = f"src/{project.package}"
+    hooks = "user/hooks_openapi.py.j2" if project.source_kind == "openapi" else "user/hooks_python.py.j2"
+    templates = {f"{pkg}/hooks.py": hooks, f"{pkg}/custom_tools.py": "user/custom_tools.py.j2"}
+    return {path: env.get_template(template).render(project=project) for path, template in templates.items()}
 
 
 def _dependencies(project: Project) -> list[str]:

@@ -83,13 +83,14 @@ def parse_python(
     exclude: list[str],
     max_name_length: int,
     diagnostics: Diagnostics,
+    search_path: Path | None = None,
 ) -> Project:
     """Import TARGET (module name or .py path) and describe its functions as tools.
 
     Import failure raises `GenerationError`; a function that cannot be expressed is
     skipped with a located warning.
     """
-    with _imported(target, diagnostics) as loaded:
+    with _imported(target, diagnostics, search_path) as loaded:
         functions = _select_functions(loaded, include, exclude, diagnostics)
         drafts = [d for key, fn in functions if (d := _draft_tool(key, fn, loaded, diagnostics))]
         module_doc = docstring_parser.parse(inspect.getdoc(loaded.module) or "")
@@ -146,13 +147,18 @@ def arguments_model(
 
 
 @contextlib.contextmanager
-def _imported(target: str, diagnostics: Diagnostics) -> Iterator[_Loaded]:
-    """Import the target for the duration of the parse, then restore sys.path/sys.modules."""
+def _imported(target: str, diagnostics: Diagnostics, search_path: Path | None) -> Iterator[_Loaded]:
+    """Import the target for the duration of the parse, then restore sys.path/sys.modules.
+
+    A module name is looked up from `search_path` (default: the working directory)."""
     saved_path = list(sys.path)
     before = set(sys.modules)
     is_file = target.endswith(".py") or os.sep in target or "/" in target
     try:
-        yield _load_file(target, diagnostics) if is_file else _load_module(target, diagnostics)
+        if is_file:
+            yield _load_file(target, diagnostics)
+        else:
+            yield _load_module(target, diagnostics, str(search_path) if search_path else os.getcwd())
     finally:
         sys.path[:] = saved_path
         top = target.partition(".")[0]
@@ -196,9 +202,9 @@ def _load_file(target: str, diagnostics: Diagnostics) -> _Loaded:
     )
 
 
-def _load_module(target: str, diagnostics: Diagnostics) -> _Loaded:
-    if os.getcwd() not in sys.path:  # what `python -m` would see; console scripts don't
-        sys.path.insert(0, os.getcwd())
+def _load_module(target: str, diagnostics: Diagnostics, search_path: str) -> _Loaded:
+    if search_path not in sys.path:  # what `python -m` would see from there; console scripts don't
+        sys.path.insert(0, search_path)
     try:
         module = importlib.import_module(target)
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's code: anything can happen
