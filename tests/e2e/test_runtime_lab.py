@@ -280,6 +280,7 @@ async def test_multipart_file_from_the_upload_directory(lab: Connection, lab_ups
         ("/etc/hostname", "outside the upload directory"),
         ("missing.txt", "no such file"),
         ("sub", "not a regular file"),
+        ("a\x00b", "no such file"),
     ],
 )
 async def test_upload_paths_outside_are_refused(
