@@ -49,15 +49,20 @@ def clip_text(text: str, limit: int, tool: Mapping[str, Any]) -> tuple[str, str 
 
 
 def fit_json(value: Any, limit: int, drop_keys: bool) -> tuple[Any, list[str]]:
-    """A copy of `value` whose JSON text fits `limit` characters, and what was cut.
+    """`value` cut so its JSON text fits `limit` characters, and what was cut.
 
     Cuts the largest array (keeping its first items) or string, again and again;
-    `drop_keys` also lets it cut the largest object's last members."""
-    work = copy.deepcopy(value)
+    `drop_keys` also lets it cut an object's last members. `value` itself is not changed:
+    containers on the way to a cut are copied."""
+    work = value
     kept: dict[str, tuple[int, int, str]] = {}  # JSON path -> (kept, original, unit)
     for _ in range(MAX_CUT_STEPS):
-        size, biggest = _measure(work, [], 0, drop_keys)
-        if size <= limit or biggest is None:
+        size = _json_len(work)
+        if size <= limit:
+            break
+        floor = max(256, (size - limit) // 64)  # smaller parts are not worth descending into
+        biggest = _biggest(work, size, [], 0, drop_keys, floor)
+        if biggest is None:
             break
         node_size, path, node = biggest
         where = _json_path(path)
@@ -65,18 +70,18 @@ def fit_json(value: Any, limit: int, drop_keys: bool) -> tuple[Any, list[str]]:
         share = max(0.0, 1 - (size - limit) / node_size) * 0.95  # of this node, what may stay
         if isinstance(node, str):
             keep = min(len(node) - 1, int(len(node) * share))
-            work = _replace(work, path, node[:keep] + "…")
+            cut: Any = node[:keep] + "…"
             unit = "characters"
         elif isinstance(node, list):
             keep = max(1, min(len(node) - 1, int(len(node) * share)))
-            del node[keep:]
+            cut = node[:keep]
             unit = "items"
         else:
             keys = list(node)
             keep = max(1, min(len(keys) - 1, int(len(keys) * share)))
-            for key in keys[keep:]:
-                del node[key]
+            cut = {key: node[key] for key in keys[:keep]}
             unit = "members"
+        work = _replace(work, path, cut)
         kept[where] = (keep, original, unit)
     notes = [
         f"`{where}`: kept the first {k:,} of {n:,} {unit}"
@@ -125,45 +130,39 @@ def mismatch_note(problems: list[str]) -> str:
 # -- helpers -------------------------------------------------------------------
 
 
-def _measure(
-    node: Any, path: list[Any], depth: int, drop_keys: bool
-) -> tuple[int, tuple[int, list[Any], Any] | None]:
-    """Length of `node` as `json.dumps(node, ensure_ascii=False)` writes it, and its largest
-    cuttable part (size, path, node)."""
-    if depth >= MAX_DEPTH or not isinstance(node, (dict, list)):
-        size = len(json.dumps(node, ensure_ascii=False, default=str))
-        if isinstance(node, str) and len(node) > 200:
-            return size, (size, path, node)
-        return size, None
+def _json_len(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _biggest(
+    node: Any, size: int, path: list[Any], depth: int, drop_keys: bool, floor: int
+) -> tuple[int, list[Any], Any] | None:
+    """The largest cuttable part of `node` (whose JSON length is `size`): (size, path, node).
+
+    Arrays and long strings; objects only where no array or string inside holds half of them."""
+    if isinstance(node, str):
+        return (size, path, node) if len(node) > 200 else None
+    if not isinstance(node, (dict, list)) or depth >= MAX_DEPTH or size < floor:
+        return None
     best: tuple[int, list[Any], Any] | None = None
-    size = 2 + 2 * max(0, len(node) - 1)  # brackets, and ", " between members (json.dumps' default)
-    children = node.items() if isinstance(node, dict) else enumerate(node)
-    for key, child in children:
-        child_size, child_best = _measure(child, [*path, key], depth + 1, drop_keys)
-        size += child_size + (
-            len(json.dumps(str(key), ensure_ascii=False)) + 2 if isinstance(node, dict) else 0
-        )
-        if child_best is not None and (best is None or child_best[0] > best[0]):
-            best = child_best
+    for key, child in node.items() if isinstance(node, dict) else enumerate(node):
+        found = _biggest(child, _json_len(child), [*path, key], depth + 1, drop_keys, floor)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
     if len(node) > 1 and isinstance(node, list) and (best is None or size >= best[0]):
         best = (size, path, node)
     elif len(node) > 1 and drop_keys and (best is None or best[0] < size // 2):
-        best = (
-            size,
-            path,
-            node,
-        )  # an object's members go only when no array or string holds the bulk
-    return size, best
+        best = (size, path, node)
+    return best
 
 
 def _replace(root: Any, path: list[Any], new: Any) -> Any:
+    """`root` with the value at `path` replaced, copying only the containers on the way."""
     if not path:
         return new
-    node = root
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = new
-    return root
+    copied: Any = dict(root) if isinstance(root, dict) else list(root)
+    copied[path[0]] = _replace(root[path[0]], path[1:], new)
+    return copied
 
 
 def _drop(root: Any, path: list[Any]) -> Any:
