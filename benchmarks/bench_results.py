@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import json
+import logging
 import statistics
 import sys
 import tempfile
