@@ -149,11 +149,13 @@ def _biggest(
         found = _biggest(child, _json_len(child), [*path, key], depth + 1, drop_keys, floor)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
-    if len(node) > 1 and isinstance(node, list) and (best is None or size >= best[0]):
-        best = (size, path, node)
-    elif len(node) > 1 and drop_keys and (best is None or best[0] < size // 2):
-        best = (size, path, node)
-    return best
+    if len(node) < 2:
+        return best
+    if isinstance(node, list):
+        cut_here = best is None or size >= best[0]
+    else:
+        cut_here = drop_keys and (best is None or best[0] < size // 2)
+    return (size, path, node) if cut_here else best
 
 
 def _replace(root: Any, path: list[Any], new: Any) -> Any:
