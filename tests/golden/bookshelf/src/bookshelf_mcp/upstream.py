@@ -111,15 +111,15 @@ async def _prepare(
             )
         else:
             cookies[param["name"]] = _simple(value, param["explode"])
-    fetched = await auth.apply(route["security"], http, headers, query, cookies)
-    if cookies:
-        headers["Cookie"] = "; ".join(f"{k}={quote(v, safe='')}" for k, v in cookies.items())
     request: dict[str, Any] = {"headers": headers, "params": query}
-    if route["body"] is not None:
+    if route["body"] is not None:  # before credentials: a bad argument fetches no token
         body_arguments, content_type = _body(route["body"], arguments)
         request.update(body_arguments)
         if content_type:
             headers["Content-Type"] = content_type
+    fetched = await auth.apply(route["security"], http, headers, query, cookies)
+    if cookies:
+        headers["Cookie"] = "; ".join(f"{k}={quote(v, safe='')}" for k, v in cookies.items())
     return base + path, request, fetched
 
 
