@@ -58,6 +58,10 @@ class BodyField:
     required: bool
     python_name: str
     python_type: str
+    file: bool = False  # multipart file part (or a list of them): argument is a file object
+    style: str | None = None  # `encoding` of a form/multipart property, when the spec sets one
+    explode: bool | None = None
+    content_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +141,13 @@ class SecurityScheme:
     """How one credential reaches the upstream, and the env vars that hold it."""
 
     name: str
-    kind: Literal["apiKey", "bearer", "basic"]
+    kind: Literal["apiKey", "bearer", "basic", "oauth2"]
     location: Literal["header", "query", "cookie"]
     parameter: str  # header/query/cookie name (Authorization for bearer/basic)
-    env_vars: tuple[str, ...]  # one, or (USERNAME, PASSWORD) for basic
+    # one; (USERNAME, PASSWORD) for basic; for oauth2: (TOKEN, CLIENT_ID, CLIENT_SECRET, TOKEN_URL, SCOPES)
+    env_vars: tuple[str, ...]
     description: str
+    token_url: str | None = None  # oauth2 client-credentials flow's tokenUrl, as the spec writes it
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,3 +220,4 @@ class Project:
     page_size: int = 25  # default tools/list page size, set from Options at emit time
     client_profile: str | None = None
     resources: tuple[Resource, ...] = ()
+    max_response_chars: int = 100_000  # default cap of one tool result, in characters

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from mcpgen import naming, project_tests
-from mcpgen.ir import HttpRoute, Project, Prompt, Resource, Tool
+from mcpgen.ir import HttpBody, HttpRoute, Project, Prompt, Resource, SecurityScheme, Tool
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
@@ -178,6 +178,7 @@ def route_entry(route: HttpRoute) -> dict[str, Any]:
             "contentType": route.body.content_type,
             "fields": [[f.name, f.argument] for f in route.body.fields],
             "argument": route.body.argument,
+            **_body_encoding(route.body),
         },
         "security": [list(requirement) for requirement in route.security],
     }
@@ -219,6 +220,30 @@ def prompt_entry(prompt: Prompt) -> dict[str, Any]:
     ]
     call = None if prompt.call is None else [prompt.call.module, prompt.call.function, prompt.call.is_async]
     return {"prompt": listed, "messages": messages, "call": call}
+
+
+def _body_encoding(body: HttpBody) -> dict[str, Any]:
+    """File parts and per-property `encoding` of a form/multipart body (keys only when used)."""
+    out: dict[str, Any] = {}
+    files = [f.argument for f in body.fields if f.file]
+    if files:
+        out["files"] = files
+    encoding = {
+        f.name: {k: v for k, v in (("style", f.style), ("explode", f.explode), ("contentType", f.content_type)) if v is not None}
+        for f in body.fields
+        if (f.style, f.explode, f.content_type) != (None, None, None)
+    }
+    if encoding:
+        out["encoding"] = encoding
+    return out
+
+
+def security_view(scheme: SecurityScheme) -> dict[str, Any]:
+    """How auth.py reads one scheme: kind, where it goes, and the env vars holding it."""
+    view: dict[str, Any] = {"kind": scheme.kind, "in": scheme.location, "name": scheme.parameter, "env": list(scheme.env_vars)}
+    if scheme.token_url is not None:
+        view["tokenUrl"] = scheme.token_url
+    return view
 
 
 def operation_view(tool: Tool) -> dict[str, Any]:
@@ -288,12 +313,13 @@ def render_project(project: Project) -> dict[str, str]:
         "resource_entries": [resource_entry(r) for r in project.resources],
         # sibling modules server.py imports, sorted as isort wants them
         "server_modules": sorted(
-            ["audit", "config", "extensions", "guard", "hooks", "paging", "redact"]
+            ["audit", "config", "extensions", "guard", "hooks", "paging", "redact", "results"]
             + (["dynamic"] if project.tool_mode == "dynamic" else [])
             + (["resources"] if project.resources else [])
         ),
         "secret_env_vars": tuple(v.name for v in project.env_vars if v.secret),
         "credential_names": tuple(sorted({s.parameter for s in project.security_schemes})),
+        "max_response_chars": project.max_response_chars,
     }
     pkg = f"src/{project.package}"
     files = {
@@ -305,6 +331,7 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/catalog.py": "src/catalog.py.j2",
         f"{pkg}/extensions.py": "src/extensions.py.j2",
         f"{pkg}/server.py": "src/server.py.j2",
+        f"{pkg}/results.py": "src/results.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
         f"{pkg}/paging.py": "src/paging.py.j2",
@@ -325,9 +352,8 @@ def render_project(project: Project) -> dict[str, str]:
             {(op["model_module"], op["model_class"]) for op in operations if op["model_module"]}
         )
         context["example_function"] = operations[0]["function"] if operations else "operation"
-        context["security_schemes"] = {
-            s.name: (s.kind, s.location, s.parameter, s.env_vars) for s in project.security_schemes
-        }
+        context["security_schemes"] = {s.name: security_view(s) for s in project.security_schemes}
+        files[f"{pkg}/auth.py"] = "src/auth.py.j2"
         files[f"{pkg}/upstream.py"] = "src/upstream.py.j2"
         files[f"{pkg}/operations.py"] = "src/operations.py.j2"
         files[f"{pkg}/transport.py"] = "src/transport.py.j2"
@@ -396,4 +422,7 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             (f"{p}_RETRIES", "Retries of idempotent requests after connection errors and 502/503/504", "2"),
             (f"{p}_CA_BUNDLE", "PEM file or directory of CA certificates to trust (TLS is always verified)", None),
         ]
+        if any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields):
+            extra.append((f"{p}_UPLOAD_DIR", "Directory whose files tools may upload by path; unset = no local file access", None))
+    extra.append((f"{p}_MAX_RESPONSE_CHARS", "Longer results are truncated, with a note", str(project.max_response_chars)))
     return [{"name": name, "description": text, "default": default} for name, text, default in extra]

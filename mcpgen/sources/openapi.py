@@ -32,6 +32,7 @@ from mcpgen.ir import (
     SecurityScheme,
     Tool,
 )
+from mcpgen.output_schemas import relax_output_schema
 from mcpgen.schemas import (
     ModelIndex,
     SchemaConverter,
@@ -78,6 +79,7 @@ class _Parser:
         self.version = self._version()
         self.openapi_30 = self.version.startswith("3.0")
         self.converter = SchemaConverter(self.resolve, self.openapi_30, self._warn)
+        self._upload_env = "UPLOAD_DIR"  # set with the env prefix in project()
         self.models = self._version_models()
 
     # -- document level ------------------------------------------------------
@@ -155,6 +157,7 @@ class _Parser:
         title = str(info.get("title") or self.path.stem)
         name = naming.slug(self.options.name) if self.options.name else naming.slug(title)
         prefix = naming.env_prefix(name)
+        self._upload_env = f"{prefix}_UPLOAD_DIR"
         schemes = self._security_schemes(prefix)
         operations = self._operations()
         names = naming.assign_tool_names(
@@ -172,8 +175,7 @@ class _Parser:
         base_url = self._base_url()
         env_vars = [EnvVar(f"{prefix}_BASE_URL", "Base URL of the API", base_url)]
         for scheme in schemes.values():
-            for var in scheme.env_vars:
-                env_vars.append(EnvVar(var, scheme.description, None, secret=True))
+            env_vars.extend(_scheme_env_vars(scheme))
         return Project(
             name=name,
             package=naming.package_name(name),
@@ -236,9 +238,18 @@ class _Parser:
                 name, "basic", "header", "Authorization", (f"{var}_USERNAME", f"{var}_PASSWORD"),
                 described or "HTTP basic credentials",
             )
-        if kind in ("oauth2", "openIdConnect"):
-            # Token acquisition is out of scope; a token obtained elsewhere is sent as Bearer.
-            text = described or f"{kind} access token, sent as a Bearer token"
+        if kind == "oauth2":
+            flows = node.get("flows") if isinstance(node.get("flows"), dict) else {}
+            flow = flows.get("clientCredentials") if isinstance(flows.get("clientCredentials"), dict) else {}
+            token_url = flow.get("tokenUrl") if isinstance(flow.get("tokenUrl"), str) else None
+            if token_url is None:  # only a token obtained elsewhere can be used
+                text = described or "OAuth2 access token, sent as a Bearer token"
+                return SecurityScheme(name, "bearer", "header", "Authorization", (var,), text)
+            text = described or "OAuth2 client credentials flow"
+            env_vars = (var, f"{var}_CLIENT_ID", f"{var}_CLIENT_SECRET", f"{var}_TOKEN_URL", f"{var}_SCOPES")
+            return SecurityScheme(name, "oauth2", "header", "Authorization", env_vars, text, token_url)
+        if kind == "openIdConnect":
+            text = described or "OpenID Connect access token, sent as a Bearer token"
             return SecurityScheme(name, "bearer", "header", "Authorization", (var,), text)
         self._warn(f"security scheme {name!r} of type {kind!r} is not supported; ignored", pointer)
         return None
@@ -334,13 +345,17 @@ class _Parser:
             if flatten:
                 fields = []
                 body_required_props = set(body_schema.get("required", []))
+                multipart = content_type.split(";")[0].strip().lower() == "multipart/form-data"
                 for prop, prop_schema in body_schema.get("properties", {}).items():
                     argument = self._argument_name(prop, "body", taken, op)
+                    is_file = multipart and _is_file_schema(prop_schema, defs)
+                    if is_file:
+                        prop_schema = _file_argument_schema(prop_schema, defs, self._upload_env)
                     properties[argument] = prop_schema
                     is_required = body_required and prop in body_required_props
                     if is_required:
                         required.append(argument)
-                    fields.append((prop, argument, is_required, prop_schema))
+                    fields.append((prop, argument, is_required, prop_schema, is_file))
                 http_body = (content_type, body_required, fields, None, body_schema)
             else:
                 argument = self._argument_name("body", "body", taken, op)
@@ -370,9 +385,13 @@ class _Parser:
         route_body = None
         if http_body is not None:
             content_type, body_required, fields, whole, body_schema = http_body
+            encodings = self._body_encodings(op)
             route_fields = tuple(
-                BodyField(prop, argument, is_required, next(idents), python_type(prop_schema, defs))
-                for prop, argument, is_required, prop_schema in fields
+                BodyField(
+                    prop, argument, is_required, next(idents), python_type(prop_schema, defs), is_file,
+                    *encodings.get(prop, (None, None, None)),
+                )
+                for prop, argument, is_required, prop_schema, is_file in fields
             )
             route_body = HttpBody(
                 content_type, body_required, route_fields, whole,
@@ -518,6 +537,25 @@ class _Parser:
         )
         return media, schema, node.get("required") is True, flatten
 
+    def _body_encodings(self, op: _Operation) -> dict[str, tuple[str | None, bool | None, str | None]]:
+        """Property -> (style, explode, contentType) from the chosen media type's `encoding`."""
+        node, _ = self.deref(op.node.get("requestBody"), op.pointer)
+        content = node.get("content") if isinstance(node, dict) else None
+        media = _pick_media_type(list(content)) if isinstance(content, dict) and content else None
+        media_node = content.get(media) if media is not None and isinstance(content, dict) else None
+        encoding = media_node.get("encoding") if isinstance(media_node, dict) else None
+        out: dict[str, tuple[str | None, bool | None, str | None]] = {}
+        for prop, spec in encoding.items() if isinstance(encoding, dict) else []:
+            if not isinstance(spec, dict):
+                continue
+            style = spec.get("style") if isinstance(spec.get("style"), str) else None
+            explode = spec.get("explode") if isinstance(spec.get("explode"), bool) else None
+            if style is not None and explode is None:
+                explode = style == "form"
+            content_type = spec.get("contentType") if isinstance(spec.get("contentType"), str) else None
+            out[str(prop)] = (style, explode, content_type)
+        return out
+
     def _response(
         self, op: _Operation, models: ModelIndex
     ) -> tuple[JsonSchema | None, bool, ResponseKind, str, tuple[str, str] | None]:
@@ -540,6 +578,8 @@ class _Parser:
         if raw is None:
             return None, False, "json", "Any", None
         schema = merge_all_of(self.converter.convert(raw, join_pointer(pointer, "content", json_media, "schema"), "response"))
+        is_object = is_object_schema(schema)
+        schema = relax_output_schema(schema)  # describe the response, never reject a real one
         model = _model_for(raw, models)
         response_type = "Any"
         if model is not None:
@@ -548,8 +588,8 @@ class _Parser:
             item = _model_for(raw["items"], models)
             if item is not None:
                 model, response_type = item, f"list[{item[1]}]"
-        if is_object_schema(schema):
-            schema.setdefault("type", "object")
+        if is_object:
+            schema["type"] = "object"  # the root stays an object: structuredContent always is one
             return schema, False, "json", response_type, model
         inner, defs = hoist_defs(schema)
         wrapped: JsonSchema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
@@ -650,6 +690,63 @@ def _schemas_blanked(node: Any) -> Any:
     if isinstance(node, list):
         return [_schemas_blanked(value) for value in node]
     return node
+
+
+def _scheme_env_vars(scheme: SecurityScheme) -> list[EnvVar]:
+    if scheme.kind != "oauth2":
+        return [EnvVar(var, scheme.description, None, secret=True) for var in scheme.env_vars]
+    token, client_id, client_secret, token_url, scopes = scheme.env_vars
+    return [
+        EnvVar(token, "OAuth2 access token obtained elsewhere; when set, the client credentials are not used", None, True),
+        EnvVar(client_id, "OAuth2 client id for the client credentials flow", None, True),
+        EnvVar(client_secret, "OAuth2 client secret for the client credentials flow", None, True),
+        EnvVar(token_url, "OAuth2 token endpoint", scheme.token_url),
+        EnvVar(scopes, "OAuth2 scopes to request, space-separated (default: none)"),
+    ]
+
+
+def _is_file_schema(schema: Any, defs: dict[str, Any], depth: int = 0) -> bool:
+    """A multipart property holding file content: `format: binary` (3.0), a
+    `contentMediaType` (3.1), or an array of those."""
+    if not isinstance(schema, dict) or depth > 4:
+        return False
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _is_file_schema(defs.get(ref[len("#/$defs/"):]), defs, depth + 1)
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "array" in kinds:
+        return _is_file_schema(schema.get("items"), defs, depth + 1)
+    return "string" in kinds and (schema.get("format") == "binary" or "contentMediaType" in schema)
+
+
+def _file_argument_schema(schema: Any, defs: dict[str, Any], upload_env: str) -> JsonSchema:
+    """The tool argument for a file part: base64 content plus a filename, or a local path
+    that the server reads only under the directory its operator allowed."""
+    one: JsonSchema = {
+        "type": "object",
+        "description": (
+            "A file: `content` (base64) with a `filename`, or `path` to a file under the server's upload "
+            f"directory (only when the server was started with {upload_env} set)."
+        ),
+        "properties": {
+            "content": {"type": "string", "contentEncoding": "base64", "description": "The file's bytes, base64-encoded"},
+            "filename": {"type": "string", "description": "File name sent to the API"},
+            "contentType": {"type": "string", "description": "Media type of the file (default: guessed from the name)"},
+            "path": {"type": "string", "description": f"A file under {upload_env}, relative to it"},
+        },
+        "anyOf": [{"required": ["content"]}, {"required": ["path"]}],
+        "additionalProperties": False,
+    }
+    target = schema
+    if isinstance(target, dict) and isinstance(target.get("$ref"), str) and target["$ref"].startswith("#/$defs/"):
+        target = defs.get(target["$ref"][len("#/$defs/"):], {})
+    if isinstance(target, dict) and "array" in (target.get("type") if isinstance(target.get("type"), list) else [target.get("type")]):
+        return {"type": "array", "items": one}
+    description = target.get("description") if isinstance(target, dict) else None
+    if isinstance(description, str) and description:
+        one["description"] = description + "\n\n" + one["description"]
+    return one
 
 
 def _model_for(raw: Any, models: ModelIndex) -> tuple[str, str] | None:

@@ -164,8 +164,6 @@ def _operation(
     elif form:
         has_file = any(p.get("type") == "file" for p in form)
         media = "multipart/form-data" if has_file or "multipart/form-data" in consumes else "application/x-www-form-urlencoded"
-        if has_file:
-            diagnostics.info("file upload fields are sent as text form fields", pointer)
         properties = {p["name"]: _parameter(p, {})["schema"] | ({"description": p["description"]} if p.get("description") else {}) for p in form if "name" in p}
         required = [p["name"] for p in form if p.get("required") is True and "name" in p]
         schema: dict[str, Any] = {"type": "object", "properties": properties}

@@ -91,7 +91,7 @@ async def test_output_schemas_have_object_roots(mcp: Connection) -> None:
     # JSON-array responses are wrapped as {"result": [...]}; binary/text/204 ones declare none.
     listing = tools["findPetsByStatus"].output_schema
     assert listing is not None and listing["required"] == ["result"]
-    assert listing["properties"]["result"]["type"] == "array"
+    assert listing["properties"]["result"]["type"] == ["array", "null"]  # relaxed: describes, never rejects
     for name in ("getPetPhoto", "addPetNote", "deletePet", "resetStore"):
         assert tools[name].output_schema is None, name
 

@@ -10,7 +10,6 @@ SERVER_TITLE = "Petstore"
 SERVER_VERSION = "1.2.0"
 ENV_PREFIX = "PETSTORE"
 DEFAULT_BASE_URL: str | None = "https://petstore.example.com/api/v3"
-DEFAULT_PAGE_SIZE = 25
 
 _base_url_override: str | None = None
 
@@ -31,6 +30,15 @@ def env(name: str) -> str | None:
     return os.environ.get(name) or None
 
 
+def rate_limit() -> int:
+    """Tool calls allowed per minute (`PETSTORE_RATE_LIMIT`); 0 means unlimited."""
+    raw = os.environ.get(f"{ENV_PREFIX}_RATE_LIMIT", "0")
+    try:
+        return max(0, int(raw))
+    except ValueError:
+        return 0
+
+
 def timeout() -> float:
     """Upstream request timeout in seconds (`PETSTORE_TIMEOUT`, default 30)."""
     try:
@@ -39,10 +47,14 @@ def timeout() -> float:
         return 30.0
 
 
-def page_size() -> int:
-    """Items per tools/list page (`PETSTORE_PAGE_SIZE`, default 25)."""
+def max_response_chars() -> int:
+    """Characters of one tool result (`PETSTORE_MAX_RESPONSE_CHARS`); longer ones are cut, with a note."""
     try:
-        value = int(os.environ.get(f"{ENV_PREFIX}_PAGE_SIZE", ""))
+        return max(1_000, int(os.environ.get(f"{ENV_PREFIX}_MAX_RESPONSE_CHARS", "100000")))
     except ValueError:
-        return DEFAULT_PAGE_SIZE
-    return value if value > 0 else DEFAULT_PAGE_SIZE
+        return 100000
+
+
+def upload_dir() -> str | None:
+    """The only directory whose files tools may upload by path (`PETSTORE_UPLOAD_DIR`); unset: none."""
+    return env(f"{ENV_PREFIX}_UPLOAD_DIR")
