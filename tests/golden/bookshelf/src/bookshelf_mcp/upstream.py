@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import httpx2
 
-from . import auth, config, extensions, hooks
+from . import auth, config, extensions, hooks, transport
 
 MissingCredential = auth.MissingCredential  # re-exported: callers of `operations` catch it here
 
@@ -50,9 +50,8 @@ def shared_client() -> httpx2.AsyncClient:
     """One connection pool per process, created on first use."""
     global _client
     if _client is None:
-        _client = httpx2.AsyncClient(
-            timeout=config.timeout(),
-            event_hooks={"request": [_on_request], "response": [_on_response]},
+        _client = transport.make_client(
+            event_hooks={"request": [_on_request], "response": [_on_response]}
         )
     return _client
 
@@ -127,7 +126,9 @@ async def _send(
     http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any]
 ) -> httpx2.Response:
     try:
-        return await _send_following(http, method, url, request)
+        return await transport.send_with_retries(
+            method, lambda: _send_following(http, method, url, dict(request))
+        )
     except httpx2.TimeoutException:
         raise UpstreamError(
             f"{method} {url}: no answer within {config.timeout():g} s (timeout)."

@@ -32,6 +32,14 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level, format="%(levelname)s %(name)s: %(message)s"
     )
+    from .guard import SettingsError, check_environment
+    from .redact import install_log_filter
+
+    install_log_filter()
+    try:
+        check_environment(args.host if args.transport == "http" else None)
+    except SettingsError as exc:  # before serving: a bad setting is never silently ignored
+        parser.exit(2, f"{parser.prog}: configuration error:\n{exc}\n")
     if args.base_url:
         config.set_base_url(args.base_url)
 

@@ -31,15 +31,6 @@ def env(name: str) -> str | None:
     return os.environ.get(name) or None
 
 
-def rate_limit() -> int:
-    """Tool calls allowed per minute (`PETSTORE_RATE_LIMIT`); 0 means unlimited."""
-    raw = os.environ.get(f"{ENV_PREFIX}_RATE_LIMIT", "0")
-    try:
-        return max(0, int(raw))
-    except ValueError:
-        return 0
-
-
 def timeout() -> float:
     """Upstream request timeout in seconds (`PETSTORE_TIMEOUT`, default 30)."""
     try:
@@ -55,3 +46,16 @@ def page_size() -> int:
     except ValueError:
         return DEFAULT_PAGE_SIZE
     return value if value > 0 else DEFAULT_PAGE_SIZE
+
+
+def max_response_chars() -> int:
+    """Characters of one tool result (`PETSTORE_MAX_RESPONSE_CHARS`); longer ones are cut, with a note."""
+    try:
+        return max(1_000, int(os.environ.get(f"{ENV_PREFIX}_MAX_RESPONSE_CHARS", "100000")))
+    except ValueError:
+        return 100000
+
+
+def upload_dir() -> str | None:
+    """The only directory whose files tools may upload by path (`PETSTORE_UPLOAD_DIR`); unset: none."""
+    return env(f"{ENV_PREFIX}_UPLOAD_DIR")

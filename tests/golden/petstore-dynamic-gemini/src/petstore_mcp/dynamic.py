@@ -21,6 +21,7 @@ from typing import Any
 import jsonschema
 from mcp import types
 
+from . import guard
 from .catalog import tool_table
 
 SEARCH, DESCRIBE, CALL = "search_tools", "describe_tool", "call_tool"
@@ -160,7 +161,7 @@ async def call_meta(
         found = search(arguments["query"], arguments.get("limit", 10))
         return _result({"tools": found, "matches": _match_count(arguments["query"])})
     target = arguments["name"]
-    if target not in tool_table():
+    if target not in tool_table() or not guard.enabled(target):  # hidden tools stay hidden here too
         hints = ", ".join(hit["name"] for hit in search(target, 3))
         return _error(
             f"Unknown tool: {target}." + (f" Closest: {hints}." if hints else " Use search_tools.")
@@ -199,6 +200,8 @@ def _index() -> tuple[list[_Document], dict[str, float]]:
     """Word counts per field of every tool, and each word's inverse document frequency."""
     documents = []
     for name, entry in tool_table().items():
+        if not guard.enabled(name):
+            continue
         tool = entry["tool"]
         description = tool.get("description") or ""
         fields = {

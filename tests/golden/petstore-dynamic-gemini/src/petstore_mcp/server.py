@@ -8,10 +8,8 @@ compiled on a tool's first call, so start-up stays light however many tools ther
 from __future__ import annotations
 
 import base64
-import collections
 import json
 import logging
-import time
 from functools import cache
 from typing import Any
 
@@ -19,12 +17,12 @@ import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import config, dynamic, extensions, hooks, paging
+from . import audit, config, dynamic, extensions, guard, hooks, paging, redact, results
 from .catalog import tool_table
 
 log = logging.getLogger(__package__)
 
-MAX_TEXT = 100_000  # characters of one text result; longer ones are cut, with a note
+MAX_TEXT = 100_000  # characters of an error message; results are cut at config.max_response_chars()
 MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
 
 
@@ -32,7 +30,8 @@ MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the mode
 def _tool_list() -> list[types.Tool]:
     # The catalogue is reached through search_tools/describe_tool/call_tool; custom tools stay direct.
     customs = [custom.entry for custom in extensions.custom_tools().values()]
-    return [*dynamic.meta_tools(), *(types.Tool.model_validate(entry["tool"]) for entry in customs)]
+    listed = [entry for entry in customs if guard.enabled(entry["tool"]["name"])]
+    return [*dynamic.meta_tools(), *(types.Tool.model_validate(entry["tool"]) for entry in listed)]
 
 
 @cache
@@ -66,18 +65,35 @@ def error_result(message: str, structured: dict[str, Any] | None = None) -> type
     )
 
 
-def json_result(name: str, value: Any) -> types.CallToolResult:
-    """A JSON value as text content, plus structuredContent shaped like outputSchema."""
+def json_result(name: str, value: Any, lenient: bool = False) -> types.CallToolResult:
+    """A JSON value as text content, plus structuredContent shaped like outputSchema.
+
+    Too long: cut to fit (see `results`), with a note. `lenient` (upstream JSON, whose
+    outputSchema only describes): a value that does not match still succeeds, with the
+    mismatching parts left out of structuredContent and a note after the full text."""
     entry = _entry(name)
-    text = _clip(json.dumps(value, ensure_ascii=False, default=str))
+    value = redact.clean_value(value)  # before the text mirror, where JSON would escape controls
+    limit = config.max_response_chars()
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    notes: list[str] = []
+    if len(text) > limit:
+        value, cuts = results.fit_json(value, limit, drop_keys=lenient)
+        fitted = json.dumps(value, ensure_ascii=False, default=str)
+        notes.append(
+            results.truncation_note(len(text), min(len(fitted), limit), cuts, entry["tool"])
+        )
+        text = fitted[:limit]
     structured = {"result": value} if entry["wrapsResult"] else value
     if "outputSchema" not in entry["tool"]:
         if not isinstance(structured, dict):
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=structured
-        )
+            return _text_result(text, notes)
+        return _text_result(text, notes, structured)
     problems = _errors(_output_validator(name), structured, "(result)")
+    if problems and lenient:
+        log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
+        repaired, found = results.conform(structured, _output_validator(name))
+        if repaired is not None:
+            return _text_result(text, [*notes, results.mismatch_note(found)], repaired)
     if problems:
         log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
         return error_result(
@@ -86,37 +102,28 @@ def json_result(name: str, value: Any) -> types.CallToolResult:
             + "\n\nResult:\n"
             + text
         )
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=structured
-    )
+    return _text_result(text, notes, structured)
+
+
+def _text_result(
+    text: str, notes: list[str], structured: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    content = [types.TextContent(type="text", text=t) for t in (text, *notes)]
+    if structured is None:
+        return types.CallToolResult(content=list(content))
+    return types.CallToolResult(content=list(content), structured_content=structured)
+
+
+def text_result(name: str, text: str) -> types.CallToolResult:
+    """Plain text, cut at the response limit with a note."""
+    clipped, note = results.clip_text(text, config.max_response_chars(), _entry(name)["tool"])
+    return _text_result(clipped, [note] if note else [])
 
 
 def _clip(text: str, limit: int = MAX_TEXT) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
-
-
-class _RateLimiter:
-    """Sliding one-minute window over all tool calls of this process."""
-
-    def __init__(self) -> None:
-        self._calls: collections.deque[float] = collections.deque()
-
-    def retry_after(self) -> float | None:
-        limit = config.rate_limit()
-        if not limit:
-            return None
-        now = time.monotonic()
-        while self._calls and now - self._calls[0] >= 60:
-            self._calls.popleft()
-        if len(self._calls) >= limit:
-            return 60 - (now - self._calls[0])
-        self._calls.append(now)
-        return None
-
-
-_limiter = _RateLimiter()
 
 
 async def list_tools(
@@ -130,22 +137,38 @@ async def list_tools(
 async def call_tool(
     ctx: ServerRequestContext, params: types.CallToolRequestParams
 ) -> types.CallToolResult:
-    name = params.name
+    """Every call: one audit line; every result: secrets redacted, control characters stripped."""
+    call = audit.begin(params.name, params.arguments)
+    try:
+        result = redact.clean_result(await _call_tool(params.name, dict(params.arguments or {})))
+    except MCPError as exc:
+        audit.finish(call, "refused", exc.message)
+        raise
+    audit.finish(call, "error" if result.is_error else "ok")
+    return result
+
+
+async def _call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     if name in dynamic.META_TOOL_NAMES:
-        return await dynamic.call_meta(name, dict(params.arguments or {}), run_tool)
+        return await dynamic.call_meta(name, arguments, run_tool)
     if name not in tool_table() and name not in extensions.custom_tools():
         # The spec makes an unknown tool a protocol error, not a tool result.
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
-    return await run_tool(name, dict(params.arguments or {}))
+    refusal = guard.refusal(name)
+    if refusal is not None:  # hidden from tools/list, so answered like an unknown tool
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name} ({refusal})")
+    return await run_tool(name, arguments)
 
 
 async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    """One catalogue tool: rate limit, argument validation, the call; every failure an isError result."""
-    wait = _limiter.retry_after()
-    if wait is not None:
-        return error_result(
-            f"Rate limit reached ({config.rate_limit()} calls per minute); retry in {wait:.0f} s."
-        )
+    """One catalogue tool: access and rate limits, the call; every failure an isError result."""
+    refusal = guard.refusal(name)
+    if refusal is not None:  # reached through dynamic mode's call_tool
+        return error_result(f"Tool {name} is not available ({refusal}).")
+    limited = guard.admit(name)
+    if limited is not None:
+        audit.mark("rate_limited")
+        return error_result(limited)
     token = extensions.current_tool.set(name)
     try:
         if name not in tool_table():
@@ -193,6 +216,12 @@ async def _dispatch(name: str, arguments: dict[str, Any]) -> types.CallToolResul
         return error_result(f"Invalid arguments:\n{exc}")
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
         return error_result(str(exc))
+    if response.status_code == 429:  # later calls wait out Retry-After here, not at the API
+        message, seconds = guard.upstream_limited(429, response.headers.get("retry-after"))
+        audit.mark("rate_limited")
+        return error_result(
+            message, {"status": 429, "reason": response.reason_phrase, "retryAfterSeconds": seconds}
+        )
     return _http_result(name, response)
 
 
@@ -224,7 +253,7 @@ def _http_result(name: str, response: Any) -> types.CallToolResult:
             return error_result(
                 f"HTTP {status}: the upstream sent invalid JSON:\n{_clip(response.text, MAX_ERROR_BODY)}"
             )
-        return json_result(name, hooks.on_result(name, value))
+        return json_result(name, hooks.on_result(name, value), lenient=True)
     if "outputSchema" in tool_table()[name]["tool"]:
         return error_result(
             f"HTTP {status}: expected JSON, got {media or 'no content type'}:\n{_clip(response.text, MAX_ERROR_BODY)}"
@@ -240,9 +269,7 @@ def _http_result(name: str, response: Any) -> types.CallToolResult:
             content=[types.AudioContent(type="audio", data=data, mime_type=media)]
         )
     if media.startswith("text/") or media.endswith(("/xml", "+xml")) or not media:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=_clip(response.text))]
-        )
+        return text_result(name, response.text)
     resource = types.BlobResourceContents(
         uri=str(response.request.url.copy_with(query=None, fragment=None)),
         mime_type=media,
@@ -277,5 +304,13 @@ def serve_http(host: str, port: int) -> None:
     """Stateless streamable HTTP at http://HOST:PORT/mcp."""
     import uvicorn
 
-    app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from .http_guard import protect, transport_security
+
+    app = server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        host=host,
+        transport_security=transport_security(host),
+    )
+    # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
+    uvicorn.run(protect(app), host=host, port=port, log_level="warning", log_config=None)

@@ -10,6 +10,7 @@ SERVER_TITLE = "Petstore"
 SERVER_VERSION = "1.2.0"
 ENV_PREFIX = "PETSTORE"
 DEFAULT_BASE_URL: str | None = "https://petstore.example.com/api/v3"
+DEFAULT_PAGE_SIZE = 25
 
 _base_url_override: str | None = None
 
@@ -30,21 +31,21 @@ def env(name: str) -> str | None:
     return os.environ.get(name) or None
 
 
-def rate_limit() -> int:
-    """Tool calls allowed per minute (`PETSTORE_RATE_LIMIT`); 0 means unlimited."""
-    raw = os.environ.get(f"{ENV_PREFIX}_RATE_LIMIT", "0")
-    try:
-        return max(0, int(raw))
-    except ValueError:
-        return 0
-
-
 def timeout() -> float:
     """Upstream request timeout in seconds (`PETSTORE_TIMEOUT`, default 30)."""
     try:
         return float(os.environ.get(f"{ENV_PREFIX}_TIMEOUT", "30"))
     except ValueError:
         return 30.0
+
+
+def page_size() -> int:
+    """Items per tools/list page (`PETSTORE_PAGE_SIZE`, default 25)."""
+    try:
+        value = int(os.environ.get(f"{ENV_PREFIX}_PAGE_SIZE", ""))
+    except ValueError:
+        return DEFAULT_PAGE_SIZE
+    return value if value > 0 else DEFAULT_PAGE_SIZE
 
 
 def max_response_chars() -> int:

@@ -8,10 +8,8 @@ compiled on a tool's first call, so start-up stays light however many tools ther
 from __future__ import annotations
 
 import base64
-import collections
 import json
 import logging
-import time
 from functools import cache
 from typing import Any
 
@@ -19,7 +17,7 @@ import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import config, extensions, hooks, results
+from . import audit, config, extensions, guard, hooks, paging, redact, results
 from .catalog import tool_table
 
 log = logging.getLogger(__package__)
@@ -34,7 +32,16 @@ def _tool_list() -> list[types.Tool]:
         *tool_table().values(),
         *(custom.entry for custom in extensions.custom_tools().values()),
     ]
-    return [types.Tool.model_validate(entry["tool"]) for entry in entries]
+    return [
+        types.Tool.model_validate(entry["tool"])
+        for entry in entries
+        if guard.enabled(entry["tool"]["name"])
+    ]
+
+
+@cache
+def _tool_list_digest() -> str:
+    return paging.digest([tool.name for tool in _tool_list()])
 
 
 def _entry(name: str) -> dict[str, Any]:
@@ -70,6 +77,7 @@ def json_result(name: str, value: Any, lenient: bool = False) -> types.CallToolR
     outputSchema only describes): a value that does not match still succeeds, with the
     mismatching parts left out of structuredContent and a note after the full text."""
     entry = _entry(name)
+    value = redact.clean_value(value)  # before the text mirror, where JSON would escape controls
     limit = config.max_response_chars()
     text = json.dumps(value, ensure_ascii=False, default=str)
     notes: list[str] = []
@@ -123,51 +131,52 @@ def _clip(text: str, limit: int = MAX_TEXT) -> str:
     return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
 
 
-class _RateLimiter:
-    """Sliding one-minute window over all tool calls of this process."""
-
-    def __init__(self) -> None:
-        self._calls: collections.deque[float] = collections.deque()
-
-    def retry_after(self) -> float | None:
-        limit = config.rate_limit()
-        if not limit:
-            return None
-        now = time.monotonic()
-        while self._calls and now - self._calls[0] >= 60:
-            self._calls.popleft()
-        if len(self._calls) >= limit:
-            return 60 - (now - self._calls[0])
-        self._calls.append(now)
-        return None
-
-
-_limiter = _RateLimiter()
-
-
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=_tool_list())
+    cursor = params.cursor if params is not None else None
+    tools, next_cursor = paging.page(_tool_list(), _tool_list_digest(), cursor, config.page_size())
+    return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
 
 
 async def call_tool(
     ctx: ServerRequestContext, params: types.CallToolRequestParams
 ) -> types.CallToolResult:
-    name = params.name
+    """Every call: one audit line; every result: secrets redacted, control characters stripped."""
+    call = audit.begin(params.name, params.arguments)
+    try:
+        result = redact.clean_result(await _call_tool(params.name, dict(params.arguments or {})))
+    except MCPError as exc:
+        audit.finish(call, "refused", exc.message)
+        raise
+    audit.finish(call, "error" if result.is_error else "ok")
+    return result
+
+
+async def _call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     if name not in tool_table() and name not in extensions.custom_tools():
         # The spec makes an unknown tool a protocol error, not a tool result.
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
-    wait = _limiter.retry_after()
-    if wait is not None:
-        return error_result(
-            f"Rate limit reached ({config.rate_limit()} calls per minute); retry in {wait:.0f} s."
-        )
+    refusal = guard.refusal(name)
+    if refusal is not None:  # hidden from tools/list, so answered like an unknown tool
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name} ({refusal})")
+    return await run_tool(name, arguments)
+
+
+async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """One catalogue tool: access and rate limits, the call; every failure an isError result."""
+    refusal = guard.refusal(name)
+    if refusal is not None:  # reached through dynamic mode's call_tool
+        return error_result(f"Tool {name} is not available ({refusal}).")
+    limited = guard.admit(name)
+    if limited is not None:
+        audit.mark("rate_limited")
+        return error_result(limited)
     token = extensions.current_tool.set(name)
     try:
         if name not in tool_table():
-            return await _call_custom(name, dict(params.arguments or {}))
-        return await _dispatch(name, dict(params.arguments or {}))
+            return await _call_custom(name, arguments)
+        return await _dispatch(name, arguments)
     except Exception as exc:  # no exception may escape as an opaque protocol error
         log.exception("tool %s failed", name)
         return error_result(f"Internal error in tool {name}: {type(exc).__name__}")
@@ -191,7 +200,11 @@ async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolRe
 
 @cache
 def _input_validator(name: str) -> Any:
-    return jsonschema.Draft202012Validator(tool_table()[name]["tool"]["inputSchema"])
+    # A client profile may advertise a simpler schema; calls are checked against the full one.
+    entry = tool_table()[name]
+    return jsonschema.Draft202012Validator(
+        entry.get("inputValidation") or entry["tool"]["inputSchema"]
+    )
 
 
 async def _dispatch(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -206,6 +219,12 @@ async def _dispatch(name: str, arguments: dict[str, Any]) -> types.CallToolResul
         return error_result(f"Invalid arguments:\n{exc}")
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
         return error_result(str(exc))
+    if response.status_code == 429:  # later calls wait out Retry-After here, not at the API
+        message, seconds = guard.upstream_limited(429, response.headers.get("retry-after"))
+        audit.mark("rate_limited")
+        return error_result(
+            message, {"status": 429, "reason": response.reason_phrase, "retryAfterSeconds": seconds}
+        )
     return _http_result(name, response)
 
 
@@ -288,5 +307,13 @@ def serve_http(host: str, port: int) -> None:
     """Stateless streamable HTTP at http://HOST:PORT/mcp."""
     import uvicorn
 
-    app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from .http_guard import protect, transport_security
+
+    app = server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        host=host,
+        transport_security=transport_security(host),
+    )
+    # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
+    uvicorn.run(protect(app), host=host, port=port, log_level="warning", log_config=None)
