@@ -19,6 +19,7 @@ from mcpgen.ir import Project
 from mcpgen.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
 from mcpgen.overrides import apply_overrides
 from mcpgen.project_file import PROJECT_FILE, ProjectFile, read_project_file, relative_source, render_project_file
+from mcpgen import resources
 from mcpgen.prompts import apply_prompts
 from mcpgen.render import render_project, render_user_files, wire_tool
 from mcpgen.sync import Plan, apply, plan
@@ -70,7 +71,10 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
         max_name_length=options.max_name_length,
         diagnostics=diagnostics,
         search_path=search_path,
-        prompt_functions=tuple(p.function for p in options.prompts if p.function),
+        # Functions bound as prompts or resources are described as such, not as tools.
+        prompt_functions=tuple(
+            [p.function for p in options.prompts if p.function] + [r.function for r in options.resource_functions]
+        ),
     )
     return project, diagnostics.items
 
@@ -141,6 +145,8 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
     if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
     project = apply_overrides(project, options.overrides, toml_diagnostics)
+    project = resources.apply_routes(project, options.routes, toml_diagnostics)
+    project = resources.bind_functions(project, options.resource_functions, toml_diagnostics)
     project = apply_prompts(project, options.prompts, toml_diagnostics)
     diagnostics = [*diagnostics, *toml_diagnostics.items]
     project, diagnostics = shape_surface(project, diagnostics, options)
@@ -178,7 +184,7 @@ def shape_surface(
     project: Project, diagnostics: list[Diagnostic], options: Options
 ) -> tuple[Project, list[Diagnostic]]:
     """What the server advertises: client profile, tool mode, page size; tool-count warnings."""
-    from mcpgen import lint, profiles, resources
+    from mcpgen import lint, profiles
 
     diagnostics = list(diagnostics)
     if options.resources:

@@ -42,10 +42,34 @@ class ToolOverride:
 
 
 @dataclass(frozen=True, slots=True)
+class RouteRule:
+    """A `[[routes]]` entry: operations matching every given criterion are served as `action`."""
+
+    action: str  # "tool" | "resource" | "resource_template" | "exclude"
+    methods: tuple[str, ...] = ()
+    path: str | None = None  # a regular expression searched in the path template
+    tags: tuple[str, ...] = ()  # globs; one matching tag suffices
+    operations: tuple[str, ...] = ()  # operationId globs
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    """A `[[resources]]` entry of a Python project: a function read at a URI or URI template."""
+
+    function: str
+    uri: str
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class PromptArgumentSpec:
     name: str
     description: str = ""
     required: bool = False
+    values: tuple[str, ...] = ()  # offered by completion/complete
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +107,8 @@ class Options:
     filters: OperationFilter = field(default_factory=OperationFilter)
     overrides: tuple[ToolOverride, ...] = ()
     prompts: tuple[PromptSpec, ...] = ()
+    routes: tuple[RouteRule, ...] = ()
+    resource_functions: tuple[ResourceSpec, ...] = ()
     tool_mode: str = "static"  # "static": one tool per operation; "dynamic": search/describe/call meta-tools
     page_size: int = DEFAULT_PAGE_SIZE  # tools per tools/list page (the server's env var overrides it)
     client_profile: str | None = None  # advertise schemas every tool of this client accepts (mcpgen.lint)

@@ -113,6 +113,7 @@ class Tool:
     route: HttpRoute | None = None
     call: PythonCall | None = None
     tags: tuple[str, ...] = ()  # OpenAPI tags; dynamic mode's search ranks them
+    operation_id: str | None = None  # OpenAPI operationId, for mcpgen.toml route rules
     # The full input schema the server validates against, when a client profile
     # advertises a simpler `input_schema` (None: the advertised one is the full one).
     input_validation: JsonSchema | None = None
@@ -132,8 +133,9 @@ class Resource:
     mime_type: str | None
     variables: tuple[tuple[str, str], ...]  # (template variable, tool argument it fills)
     completions: tuple[tuple[str, tuple[str, ...]], ...]  # (template variable, its enum values)
-    route: HttpRoute
+    route: HttpRoute | None  # None: a Python function (`call`) answers reads
     origin: Origin
+    call: PythonCall | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +173,7 @@ class PromptArgument:
     name: str
     description: str
     required: bool
+    values: tuple[str, ...] = ()  # offered by completion/complete
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ from mcpgen.config import (
     PromptArgumentSpec,
     PromptMessageSpec,
     PromptSpec,
+    ResourceSpec,
+    RouteRule,
     ToolOverride,
 )
 from mcpgen.diagnostics import Diagnostics, GenerationError
@@ -39,6 +41,19 @@ SourceKind = Literal["openapi", "python"]
 _METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _ARGUMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+_ROUTE_ACTIONS = ("tool", "resource", "resource_template", "exclude")
+# scheme ":" then anything but whitespace; `{var}` template expressions allowed
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$")
+
+
+def _is_regex(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        re.compile(value)
+    except re.error:
+        return False
+    return True
 _ANNOTATIONS = ("read_only", "destructive", "idempotent", "open_world")
 _FILTER_LISTS = tuple(f.name for f in fields(OperationFilter) if f.name != "include_deprecated")
 
@@ -56,6 +71,8 @@ class ProjectFile:
     filters: OperationFilter = field(default_factory=OperationFilter)
     overrides: tuple[ToolOverride, ...] = ()
     prompts: tuple[PromptSpec, ...] = ()
+    routes: tuple[RouteRule, ...] = ()
+    resource_functions: tuple[ResourceSpec, ...] = ()
     mcpgen_version: str = __version__
     tool_mode: str = "static"
     page_size: int = DEFAULT_PAGE_SIZE
@@ -74,6 +91,8 @@ class ProjectFile:
             filters=self.filters,
             overrides=self.overrides,
             prompts=self.prompts,
+            routes=self.routes,
+            resource_functions=self.resource_functions,
             tool_mode=self.tool_mode,
             page_size=self.page_size,
             client_profile=self.client_profile,
@@ -200,7 +219,10 @@ class _Reader:
 
     def project_file(self) -> ProjectFile | None:
         top = self.table(
-            {"": self.data}, "", "", ("mcpgen_version", "source", "options", "filters", "tools", "prompts")
+            {"": self.data},
+            "",
+            "",
+            ("mcpgen_version", "source", "options", "filters", "tools", "prompts", "routes", "resources"),
         )
         version = self.typed(top, "mcpgen_version", "", lambda v: isinstance(v, str), "a string")
         source = self.table(top, "source", "source", ("openapi", "python", "workdir"))
@@ -241,6 +263,8 @@ class _Reader:
         filters = self.filters(top) if kind == "openapi" else OperationFilter()
         overrides = self.overrides(top)
         prompts = self.prompts(top, kind)
+        routes = self.routes(top, kind)
+        resource_functions = self.resource_functions(top, kind)
         if target is None:
             return None
         return ProjectFile(
@@ -255,6 +279,8 @@ class _Reader:
             filters=filters,
             overrides=overrides,
             prompts=prompts,
+            routes=routes,
+            resource_functions=resource_functions,
             mcpgen_version=version or "",
             tool_mode=tool_mode or "static",
             page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
@@ -344,6 +370,68 @@ class _Reader:
             )
         return tuple(out)
 
+    def routes(self, top: dict[str, Any], kind: SourceKind) -> tuple[RouteRule, ...]:
+        entries = top.get("routes", [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            self.error("routes", 'expected [[routes]] tables: match = { ... }, as = "resource"')
+            return ()
+        if entries and kind != "openapi":
+            self.error("routes", "route rules apply to OpenAPI sources; bind functions with [[resources]]")
+            return ()
+        out = []
+        for index, entry in enumerate(entries):
+            where = f"routes.{index}"
+            self.check_keys(entry, where, ("match", "as"))
+            action = self.typed(entry, "as", where, lambda v: v in _ROUTE_ACTIONS, " or ".join(map(repr, _ROUTE_ACTIONS)))
+            match = self.table(entry, "match", f"{where}.match", ("method", "path", "tag", "operation"))
+            if action is None or not match:
+                self.error(where, 'a route rule needs `match = { method, path, tag, operation }` and `as`')
+                continue
+            at = f"{where}.match"
+            path = self.typed(match, "path", at, _is_regex, "a regular expression")
+            methods = tuple(m.upper() for m in self.globs(match, "method", at))
+            for method in methods:
+                if method not in _METHODS:
+                    self.error(f"{at}.method", f"unknown HTTP method {method!r}")
+            out.append(RouteRule(action, methods, path, self.globs(match, "tag", at), self.globs(match, "operation", at)))
+        return tuple(out)
+
+    def globs(self, table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+        """A string or a list of strings."""
+        value = table.get(key)
+        if isinstance(value, str):
+            return (value,)
+        return self.string_list(table, key, where)
+
+    def resource_functions(self, top: dict[str, Any], kind: SourceKind) -> tuple[ResourceSpec, ...]:
+        entries = top.get("resources", [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            self.error("resources", 'expected [[resources]] tables: function = "...", uri = "scheme://..."')
+            return ()
+        if entries and kind != "python":
+            self.error("resources", "[[resources]] binds Python functions; for OpenAPI use [[routes]] or --resources")
+            return ()
+        out = []
+        for index, entry in enumerate(entries):
+            where = f"resources.{index}"
+            self.check_keys(entry, where, ("function", "uri", "name", "title", "description", "mime_type"))
+            function = self.typed(entry, "function", where, lambda v: isinstance(v, str) and v.isidentifier(), "a function name")
+            uri = self.typed(entry, "uri", where, lambda v: isinstance(v, str) and bool(_URI.match(v)), "a URI such as config://app or items://{sku}")
+            if function is None or uri is None:
+                self.error(where, "a resource needs `function` and `uri`")
+                continue
+            out.append(
+                ResourceSpec(
+                    function=function,
+                    uri=uri,
+                    name=self.typed(entry, "name", where, lambda v: isinstance(v, str) and v != "", "a string"),
+                    title=self.typed(entry, "title", where, lambda v: isinstance(v, str), "a string"),
+                    description=self.typed(entry, "description", where, lambda v: isinstance(v, str), "a string"),
+                    mime_type=self.typed(entry, "mime_type", where, lambda v: isinstance(v, str) and "/" in v, "a media type"),
+                )
+            )
+        return tuple(out)
+
     def prompt_arguments(self, table: dict[str, Any], where: str) -> tuple[PromptArgumentSpec, ...]:
         raw = table.get("arguments", [])
         if not isinstance(raw, list) or not all(isinstance(a, dict) for a in raw):
@@ -352,7 +440,7 @@ class _Reader:
         out = []
         for index, argument in enumerate(raw):
             at = f"{where}.arguments.{index}"
-            self.check_keys(argument, at, ("name", "description", "required"))
+            self.check_keys(argument, at, ("name", "description", "required", "values"))
             name = self.typed(
                 argument, "name", at, lambda v: isinstance(v, str) and bool(_ARGUMENT.match(v)),
                 "a name of letters, digits, _ and - (used as {name} in messages)",
@@ -362,7 +450,8 @@ class _Reader:
                 continue
             description = self.typed(argument, "description", at, lambda v: isinstance(v, str), "a string")
             required = self.typed(argument, "required", at, lambda v: isinstance(v, bool), "true or false")
-            out.append(PromptArgumentSpec(name, description or "", bool(required)))
+            values = self.string_list(argument, "values", at)
+            out.append(PromptArgumentSpec(name, description or "", bool(required), values))
         return tuple(out)
 
     def prompt_messages(self, table: dict[str, Any], where: str) -> tuple[PromptMessageSpec, ...]:

@@ -58,7 +58,7 @@ def apply_prompts(project: Project, specs: tuple[PromptSpec, ...], diagnostics: 
                 name=spec.name,
                 title=spec.title,
                 description=spec.description or spec.title or spec.name,
-                arguments=tuple(PromptArgument(a.name, a.description, a.required) for a in spec.arguments),
+                arguments=tuple(PromptArgument(a.name, a.description, a.required, a.values) for a in spec.arguments),
                 messages=tuple(messages),
             )
         )

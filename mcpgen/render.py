@@ -199,7 +199,11 @@ def resource_entry(resource: Resource) -> dict[str, Any]:
     entry["description"] = resource.description
     if resource.mime_type:
         entry["mimeType"] = resource.mime_type
-    entry["http"] = route_entry(resource.route)
+    if resource.route is not None:
+        entry["http"] = route_entry(resource.route)
+    else:
+        assert resource.call is not None
+        entry["call"] = [resource.call.module, resource.call.function, resource.call.is_async]
     return entry
 
 
@@ -219,7 +223,8 @@ def prompt_entry(prompt: Prompt) -> dict[str, Any]:
         for m in prompt.messages
     ]
     call = None if prompt.call is None else [prompt.call.module, prompt.call.function, prompt.call.is_async]
-    return {"prompt": listed, "messages": messages, "call": call}
+    completions = {a.name: list(a.values) for a in prompt.arguments if a.values}
+    return {"prompt": listed, "messages": messages, "call": call, "completions": completions}
 
 
 def _body_encoding(body: HttpBody) -> dict[str, Any]:
@@ -344,6 +349,8 @@ def render_project(project: Project) -> dict[str, str]:
         files[f"{pkg}/dynamic.py"] = "src/dynamic.py.j2"
     if project.resources:
         files[f"{pkg}/resources.py"] = "src/resources.py.j2"
+    if project.resources or project.prompts:
+        files[f"{pkg}/completion.py"] = "src/completion.py.j2"
         files[f"{pkg}/resources.json"] = "src/resources.json.j2"
     if openapi:
         operations = [operation_view(t) for t in project.tools]

@@ -9,11 +9,15 @@ The operations stay tools too: resources are chosen by the application, tools by
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import re
 from urllib.parse import quote
 
-from mcpgen.diagnostics import Diagnostic, Level
-from mcpgen.ir import Project, Resource, Tool
+from mcpgen.config import ResourceSpec, RouteRule
+from mcpgen.diagnostics import Diagnostic, Diagnostics, Level
+from mcpgen.ir import Origin, Project, Resource, Tool
+
+PROJECT_FILE_NAME = "mcpgen.toml"
 
 # RFC 6570 literals: anything but CTL, SP, DQUOTE, ', %, <, >, \\, ^, `, {, |, } (we also keep ? and # out).
 _LITERAL_SAFE = "/-._~!$&()*+,;=:@"
@@ -29,11 +33,12 @@ def scheme(project_name: str) -> str:
 def derive(project: Project) -> tuple[Project, list[Diagnostic]]:
     """`project` with a resource or template for each eligible GET operation."""
     prefix = scheme(project.name) + "://"
-    resources: list[Resource] = []
+    resources: list[Resource] = list(project.resources)  # route rules may have made some already
+    taken = {r.name for r in resources}
     diagnostics: list[Diagnostic] = []
     for tool in project.tools:
         resource = _resource(tool, prefix)
-        if resource is not None:
+        if resource is not None and resource.name not in taken:
             resources.append(resource)
     kinds = sum(r.uri is not None for r in resources), sum(r.uri_template is not None for r in resources)
     if project.source_kind == "openapi" and not resources:
@@ -96,3 +101,119 @@ def _variable(name: str, taken: set[str]) -> str:
         variable, n = f"{base}_{n}", n + 1
     taken.add(variable)
     return variable
+
+
+# -- mcpgen.toml: route rules (OpenAPI) and functions bound to URIs (Python) ------------
+
+
+def apply_routes(project: Project, rules: tuple[RouteRule, ...], diagnostics: Diagnostics) -> Project:
+    """Serve operations as the first matching `[[routes]]` rule says: a tool (the default),
+    a resource, a resource template, or nothing. A resource is no longer a tool."""
+    if not rules:
+        return project
+    prefix = scheme(project.name) + "://"
+    tools: list[Tool] = []
+    resources = list(project.resources)
+    used = [False] * len(rules)
+    for tool in project.tools:
+        index = next((i for i, rule in enumerate(rules) if _matches(rule, tool)), None)
+        if index is None:
+            tools.append(tool)
+            continue
+        used[index] = True
+        action = rules[index].action
+        if action == "tool":
+            tools.append(tool)
+        elif action in ("resource", "resource_template"):
+            resource = _resource(tool, prefix)
+            wanted_template = action == "resource_template"
+            if resource is None or (resource.uri_template is not None) != wanted_template:
+                why = _ineligible(tool, wanted_template)
+                diagnostics.error(
+                    f"routes.{index}: {tool.name} ({tool.route.method} {tool.route.path}) cannot be a "  # type: ignore[union-attr]
+                    f"{action.replace('_', ' ')}: {why}",
+                    f"routes.{index}",
+                )
+                tools.append(tool)
+            else:
+                resources = [r for r in resources if r.name != resource.name] + [resource]
+    for index, rule_used in enumerate(used):
+        if not rule_used:
+            diagnostics.warning(f"routes.{index}: matches no operation", f"routes.{index}")
+    return dataclasses.replace(project, tools=tuple(tools), resources=tuple(resources))
+
+
+def _matches(rule: RouteRule, tool: Tool) -> bool:
+    route = tool.route
+    if route is None:
+        return False
+    if rule.methods and route.method not in rule.methods:
+        return False
+    if rule.path is not None and not re.search(rule.path, route.path):
+        return False
+    if rule.tags and not any(fnmatch.fnmatchcase(tag, glob) for tag in tool.tags for glob in rule.tags):
+        return False
+    return not rule.operations or any(fnmatch.fnmatchcase(tool.operation_id or "", g) for g in rule.operations)
+
+
+def _ineligible(tool: Tool, wanted_template: bool) -> str:
+    route = tool.route
+    assert route is not None
+    if route.method != "GET":
+        return "only GET operations are read as resources"
+    if any(p.required and p.location != "path" for p in route.params) or (route.body and route.body.required):
+        return "it has required arguments besides path parameters"
+    if wanted_template:
+        return "it has no path parameters; use as = \"resource\""
+    return "it has path parameters; use as = \"resource_template\""
+
+
+def bind_functions(project: Project, specs: tuple[ResourceSpec, ...], diagnostics: Diagnostics) -> Project:
+    """Python functions read at a URI or URI template (`{var}` fills the parameter of that name).
+
+    The source described each bound function as a string-argument callable in
+    `project.prompts` (keyed by function name); those entries are taken out here."""
+    if not specs:
+        return project
+    described = {p.name: p for p in project.prompts}
+    bound = {spec.function for spec in specs}
+    resources = list(project.resources)
+    for index, spec in enumerate(specs):
+        where = f"resources.{index}"
+        function = described.get(spec.function)
+        if function is None or function.call is None:
+            continue  # the source reported why, with the function's location
+        variables = _PATH_VARIABLE.findall(spec.uri)
+        parameters = {a.name: a for a in function.arguments}
+        problems = [f"{{{v}}} names no parameter of {spec.function}()" for v in variables if v not in parameters]
+        problems += [
+            f"parameter {a.name!r} is required but not in the URI" for a in function.arguments
+            if a.required and a.name not in variables
+        ]
+        if any(not re.fullmatch(r"[A-Za-z0-9_]+", v) for v in variables):
+            problems.append("template variables are simple names ({sku}), RFC 6570 level 1")
+        if problems:
+            diagnostics.error(f"{where}.uri: " + "; ".join(problems), f"{where}.uri")
+            continue
+        name = spec.name or spec.function
+        description = spec.description or function.description
+        if not variables:
+            resources.append(Resource(
+                name, spec.title, description, spec.uri, None, None, spec.mime_type, (), (), None,
+                Origin(PROJECT_FILE_NAME, where), function.call,
+            ))
+            continue
+        pattern, position = "", 0
+        for match in _PATH_VARIABLE.finditer(spec.uri):
+            pattern += re.escape(spec.uri[position : match.start()]) + "([^/?#]+)"
+            position = match.end()
+        pattern += re.escape(spec.uri[position:])
+        resources.append(Resource(
+            name, spec.title, description, None, spec.uri, pattern, spec.mime_type,
+            tuple((v, v) for v in variables), (), None, Origin(PROJECT_FILE_NAME, where), function.call,
+        ))
+    names = [r.name for r in resources]
+    for duplicate in sorted({n for n in names if names.count(n) > 1}):
+        diagnostics.error(f"resources: two resources are named {duplicate!r}", "resources", "give one a `name`")
+    prompts = tuple(p for p in project.prompts if p.name not in bound)
+    return dataclasses.replace(project, resources=tuple(resources), prompts=prompts)

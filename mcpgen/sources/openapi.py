@@ -417,6 +417,7 @@ class _Parser:
             origin=Origin(self.path.name, op.pointer),
             python_name=python_name,
             tags=tuple(t for t in op.node.get("tags") or () if isinstance(t, str)),
+            operation_id=op.node["operationId"] if isinstance(op.node.get("operationId"), str) else None,
             route=HttpRoute(
                 method=method,
                 path=op.path,

@@ -413,7 +413,7 @@ def _prompt(attr: str, loaded: _Loaded, diagnostics: Diagnostics) -> Prompt | No
     arguments are strings, so every parameter must take a str."""
     function = getattr(loaded.module, attr, None)
     if not inspect.isfunction(function):
-        diagnostics.error(f"prompt function {attr!r}: {loaded.display} defines no such function")
+        diagnostics.error(f"function {attr!r} (bound in mcpgen.toml): {loaded.display} defines no such function")
         return None
     file, line = _location(function, loaded)
     doc = docstring_parser.parse(inspect.getdoc(function) or "")
@@ -421,18 +421,18 @@ def _prompt(attr: str, loaded: _Loaded, diagnostics: Diagnostics) -> Prompt | No
     try:
         hints = typing.get_type_hints(function)
     except Exception as exc:  # noqa: BLE001 - the user's annotations: anything can fail
-        _report(diagnostics, Level.ERROR, f"prompt function {attr!r}: cannot read its annotations: {exc}", file, line)
+        _report(diagnostics, Level.ERROR, f"function {attr!r} (bound in mcpgen.toml): cannot read its annotations: {exc}", file, line)
         return None
     arguments = []
     for parameter in inspect.signature(function).parameters.values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD, parameter.POSITIONAL_ONLY):
-            _report(diagnostics, Level.ERROR, f"prompt function {attr!r}: parameter {parameter.name!r} "
+            _report(diagnostics, Level.ERROR, f"function {attr!r} (bound in mcpgen.toml): parameter {parameter.name!r} "
                     "must be an ordinary named parameter", file, line)
             return None
         hint = hints.get(parameter.name, str)
         if hint not in (str, str | None, typing.Optional[str]):
-            _report(diagnostics, Level.ERROR, f"prompt function {attr!r}: parameter {parameter.name!r} must take a "
-                    "str (MCP prompt arguments are strings)", file, line)
+            _report(diagnostics, Level.ERROR, f"function {attr!r} (bound in mcpgen.toml): parameter {parameter.name!r} must take a "
+                    "str (prompt arguments and URI template variables are strings)", file, line)
             return None
         required = parameter.default is inspect.Parameter.empty
         arguments.append(PromptArgument(parameter.name, described.get(parameter.name, ""), required))
