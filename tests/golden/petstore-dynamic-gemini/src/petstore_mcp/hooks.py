@@ -36,3 +36,11 @@ def on_result(tool: str, result: Any) -> Any:
     A tool that declares an outputSchema must still return a value matching it.
     """
     return result
+
+
+def complete(ref: str, argument: str, value: str, context: dict[str, str]) -> list[str] | None:
+    """Values to offer while a user types `value` for `argument` of a prompt or resource
+    template (`ref`: the prompt's name or the template's URI); `context` holds the arguments
+    already filled. Return None to offer what mcpgen knows (enum values, declared `values`).
+    """
+    return None
