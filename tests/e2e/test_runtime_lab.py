@@ -98,7 +98,8 @@ async def connect(generated: Path, env: dict[str, str], era: str, log: Path) -> 
 
 
 def lab_env(generated: Path, upstream: LabUpstream, **extra: str | None) -> dict[str, str]:
-    return server_env(generated, RTLAB_BASE_URL=upstream.base_url, **extra)
+    # one tools/list page holds every lab tool (pagination has its own tests)
+    return server_env(generated, RTLAB_BASE_URL=upstream.base_url, RTLAB_PAGE_SIZE="500", **extra)
 
 
 @pytest.fixture(scope="module", params=ERAS)
