@@ -51,12 +51,33 @@ def danger_zone() -> str:
 '''
 
 
+# Tools of the user's custom_tools.py go through the same guards as generated ones.
+CUSTOM_TOOLS = '''
+
+import os
+
+
+@tool(read_only=True)
+def peek() -> str:
+    """A read-only custom tool whose result carries the token and a control character."""
+    return "peek\\x1b " + os.environ["PROBE_SERVICE_TOKEN"]
+
+
+@tool()
+def wipe() -> str:
+    """A custom tool that is not read-only."""
+    return "wiped"
+'''
+
+
 @pytest.fixture(scope="module")
 def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp_path_factory.mktemp("probe-src") / "probe.py"
     source.write_text(PROBE)
     out = tmp_path_factory.mktemp("probe-generated") / "probe-mcp"
     generate_python(str(source), Options(output=out, force=True))
+    with (out / "src" / "probe_mcp" / "custom_tools.py").open("a") as custom:
+        custom.write(CUSTOM_TOOLS)
     return out
 
 
@@ -104,7 +125,8 @@ async def test_python_server_duties(probe: Path, log_dir: Path, kind: str) -> No
     log = log_dir / f"probe-{kind}.log"
     settings = {"PROBE_RATE_LIMIT_ECHO": "2/min", "PROBE_TOOLS_DENY": "danger_*"}
     async with serve(kind, env(probe, **settings), log) as client:
-        assert sorted(t.name for t in (await client.list_tools()).tools) == ["echo", "fail", "reveal"]
+        listed = sorted(t.name for t in (await client.list_tools()).tools)
+        assert listed == ["echo", "fail", "peek", "reveal", "wipe"]
         with pytest.raises(MCPError) as caught:
             await client.call_tool("danger_zone", {})
         assert caught.value.code == types.INVALID_PARAMS and "PROBE_TOOLS_DENY" in caught.value.message
@@ -143,9 +165,13 @@ async def test_python_server_duties(probe: Path, log_dir: Path, kind: str) -> No
 
 
 async def test_python_server_read_only(probe: Path, log_dir: Path) -> None:
-    """Python functions carry no readOnlyHint, so read-only mode leaves no tool."""
+    """Python functions carry no readOnlyHint: read-only mode leaves only the custom tool
+    declared `read_only=True`, whose result is cleaned like any other."""
     async with serve("stdio", env(probe, PROBE_READ_ONLY="yes"), log_dir / "probe-ro.log") as client:
-        assert (await client.list_tools()).tools == []
-        with pytest.raises(MCPError) as caught:
-            await client.call_tool("echo", {"text": "x"})
-        assert "PROBE_READ_ONLY" in caught.value.message
+        assert [t.name for t in (await client.list_tools()).tools] == ["peek"]
+        for name in ("echo", "wipe"):
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool(name, {"text": "x"} if name == "echo" else {})
+            assert "PROBE_READ_ONLY" in caught.value.message
+        peeked = await client.call_tool("peek", {})
+        assert not peeked.is_error and peeked.structured_content == {"result": "peek [redacted]"}
