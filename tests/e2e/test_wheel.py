@@ -44,6 +44,6 @@ def test_wheel_ships_templates(wheel_install: WheelInstall | None, generated: Pa
     assert (located / "src" / "server.py.j2").is_file()
 
     out = tmp_path / "petstore-mcp"
-    # the `generated` fixture keeps deprecated operations (conftest); so does this run
+    # The same options as the `generated` fixture (which keeps the deprecated findPetsByTags).
     run([venv / "bin" / "mcpgen", "from-openapi", PETSTORE, "-o", out, "--include-deprecated"], tmp_path, env)
     assert tree(out) == tree(generated)
