@@ -194,7 +194,9 @@ def shape_surface(
         project, notes = profiles.apply(project, options.client_profile)
         diagnostics += notes
     mode: Literal["static", "dynamic"] = "dynamic" if options.tool_mode == "dynamic" else "static"
-    project = dataclasses.replace(project, tool_mode=mode, page_size=options.page_size)
+    project = dataclasses.replace(
+        project, tool_mode=mode, page_size=options.page_size, max_response_chars=options.max_response_chars
+    )
     if mode == "static":
         diagnostics += [Diagnostic(Level.WARNING, note, project.source_file) for note in lint.tool_count_notes(len(project.tools))]
     return project, diagnostics
@@ -251,6 +253,7 @@ def _first_project_file(kind: str, target: str, options: Options, output: Path) 
         filters=options.filters,
         tool_mode=options.tool_mode,
         page_size=options.page_size,
+        max_response_chars=options.max_response_chars,
         client_profile=options.client_profile,
         resources=options.resources,
     )

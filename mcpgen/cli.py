@@ -73,11 +73,24 @@ ClientProfileOption = Annotated[
 ]
 
 
-def _surface(tool_mode: ToolMode, page_size: int, client_profile: Optional[ClientName]) -> dict[str, object]:
+MaxResponseOption = Annotated[
+    int,
+    typer.Option(
+        "--max-response-chars",
+        min=1_000,
+        help="Cut tool results longer than this, with a note (the server's <PREFIX>_MAX_RESPONSE_CHARS overrides).",
+    ),
+]
+
+
+def _surface(
+    tool_mode: ToolMode, page_size: int, client_profile: Optional[ClientName], max_response_chars: int
+) -> dict[str, object]:
     return {
         "tool_mode": tool_mode.value,
         "page_size": page_size,
         "client_profile": client_profile.value if client_profile else None,
+        "max_response_chars": max_response_chars,
     }
 
 
@@ -120,6 +133,7 @@ def from_openapi(
     ] = False,
     tool_mode: ToolModeOption = ToolMode.static,
     page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
+    max_response_chars: MaxResponseOption = 100_000,
     client_profile: ClientProfileOption = None,
     resources: Annotated[
         bool,
@@ -149,7 +163,7 @@ def from_openapi(
     )
     options = Options(
         output=output, name=name, force=force, max_name_length=max_name_length, models=models, filters=filters,
-        resources=resources, **_surface(tool_mode, page_size, client_profile),  # type: ignore[arg-type]
+        resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars),  # type: ignore[arg-type]
     )
     _run(lambda: api.generate_openapi(spec, options))
 
@@ -169,6 +183,7 @@ def from_python(
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
     tool_mode: ToolModeOption = ToolMode.static,
     page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
+    max_response_chars: MaxResponseOption = 100_000,
     client_profile: ClientProfileOption = None,
 ) -> None:
     """Generate an MCP server package whose tools are TARGET's public functions."""
@@ -179,7 +194,7 @@ def from_python(
         max_name_length=max_name_length,
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
-        **_surface(tool_mode, page_size, client_profile),  # type: ignore[arg-type]
+        **_surface(tool_mode, page_size, client_profile, max_response_chars),  # type: ignore[arg-type]
     )
     _run(lambda: api.generate_python(target, options))
 

@@ -76,6 +76,7 @@ class ProjectFile:
     mcpgen_version: str = __version__
     tool_mode: str = "static"
     page_size: int = DEFAULT_PAGE_SIZE
+    max_response_chars: int = 100_000
     client_profile: str | None = None
     resources: bool = False
 
@@ -95,6 +96,7 @@ class ProjectFile:
             resource_functions=self.resource_functions,
             tool_mode=self.tool_mode,
             page_size=self.page_size,
+            max_response_chars=self.max_response_chars,
             client_profile=self.client_profile,
             resources=self.resources,
         )
@@ -144,6 +146,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         example_tool=example_tool or "tool_name",
         tool_mode=project_file.tool_mode,
         page_size=project_file.page_size,
+        max_response_chars=project_file.max_response_chars,
         client_profile=project_file.client_profile or "",
         resources=project_file.resources,
     )
@@ -238,7 +241,7 @@ class _Reader:
         option_keys = ("name", "max_name_length", "models", "resources") if kind == "openapi" else (
             "name", "max_name_length", "include", "exclude"
         )
-        option_keys += ("tool_mode", "page_size", "client_profile")
+        option_keys += ("tool_mode", "page_size", "client_profile", "max_response_chars")
         options = self.table(top, "options", "options", option_keys)
         name = self.typed(options, "name", "options", lambda v: isinstance(v, str), "a string")
         max_length = self.typed(
@@ -253,6 +256,10 @@ class _Reader:
         page_size = self.typed(
             options, "page_size", "options", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
             "a positive integer",
+        )
+        max_chars = self.typed(
+            options, "max_response_chars", "options",
+            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1_000, "an integer of at least 1000",
         )
         profile = self.typed(
             options, "client_profile", "options", lambda v: v == "" or v in CLIENTS, " or ".join(f'"{c}"' for c in CLIENTS)
@@ -284,6 +291,7 @@ class _Reader:
             mcpgen_version=version or "",
             tool_mode=tool_mode or "static",
             page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
+            max_response_chars=100_000 if max_chars is None else max_chars,
             client_profile=profile or None,
             resources=bool(resources),
         )
