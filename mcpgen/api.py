@@ -26,7 +26,7 @@ def build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnosti
 
     diagnostics = Diagnostics(file=str(spec))
     project = parse_openapi(
-        spec, OpenApiOptions(options.name, options.max_name_length, options.models), diagnostics
+        spec, OpenApiOptions(options.name, options.max_name_length, options.models, options.allow_remote_refs), diagnostics
     )
     return project, diagnostics.items
 

@@ -60,9 +60,15 @@ def from_openapi(
     force: ForceOption = False,
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
     models: Annotated[bool, typer.Option("--models/--no-models", help="Generate typed pydantic models.")] = True,
+    allow_remote_refs: Annotated[
+        bool, typer.Option("--allow-remote-refs", help="Fetch http(s) $refs (refused by default: no network).")
+    ] = False,
 ) -> None:
     """Generate an MCP server package that calls the API SPEC describes."""
-    options = Options(output=output, name=name, force=force, max_name_length=max_name_length, models=models)
+    options = Options(
+        output=output, name=name, force=force, max_name_length=max_name_length, models=models,
+        allow_remote_refs=allow_remote_refs,
+    )
     _run(lambda: api.generate_openapi(spec, options))
 
 

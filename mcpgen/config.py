@@ -17,3 +17,4 @@ class Options:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     models: bool = True  # typed pydantic models for OpenAPI component schemas
+    allow_remote_refs: bool = False  # fetch http(s) `$ref`s at generation time

@@ -39,6 +39,7 @@ from mcpgen.schemas import (
     merge_all_of,
 )
 from mcpgen.sources.document import load_document
+from mcpgen.sources.refs import bundle
 from mcpgen.sources.swagger2 import is_swagger2, to_openapi3
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -52,6 +53,7 @@ class OpenApiOptions:
     name: str | None = None
     max_name_length: int = naming.DEFAULT_MAX_TOOL_NAME
     models: bool = True
+    allow_remote_refs: bool = False  # fetch http(s) `$ref`s (otherwise a located error)
 
 
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
@@ -62,6 +64,7 @@ def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics)
     if is_swagger2(document):
         diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
         document = to_openapi3(document, diagnostics)
+    document = bundle(document, path, diagnostics, options.allow_remote_refs)
     return _Parser(path, document, options, diagnostics).project()
 
 
