@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urljoin
 
 from pydantic import ValidationError
 
@@ -170,7 +170,8 @@ class _Parser:
             if tool is not None:
                 tools.append(tool)
         base_url = self._base_url()
-        env_vars = [EnvVar(f"{prefix}_BASE_URL", "Base URL of the API", base_url)]
+        base_text = "Base URL of the API" if base_url else "Base URL of the API (required: the spec gives no absolute URL)"
+        env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
         for scheme in schemes.values():
             for var in scheme.env_vars:
                 env_vars.append(EnvVar(var, scheme.description, None, secret=True))
@@ -191,18 +192,57 @@ class _Parser:
         )
 
     def _base_url(self) -> str | None:
+        """The first server's URL, variables set to their defaults; a relative one resolved
+        against the spec's own location (APIs.guru's `info.x-origin`), else None: the
+        generated server then asks for `<PREFIX>_BASE_URL` when a tool is called."""
         servers = self.doc.get("servers")
         if not isinstance(servers, list) or not servers or not isinstance(servers[0], dict):
             return None
         url = str(servers[0].get("url") or "")
         variables = servers[0].get("variables") or {}
         for var, spec in variables.items() if isinstance(variables, dict) else []:
-            default = spec.get("default") if isinstance(spec, dict) else None
-            if default is not None:
-                url = url.replace("{" + var + "}", str(default))
+            url = url.replace("{" + var + "}", self._server_variable(str(var), spec))
         if "{" in url:
-            self._warn(f"server URL {url!r} has variables without defaults", "/servers/0/url")
+            self._warn(f"server URL {url!r} has variables without defaults; set the base URL at run time", "/servers/0/url")
+            return None
+        if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url):
+            location = self._spec_location()
+            if location is None:
+                if url.startswith("//"):  # scheme-relative: the host is known
+                    return "https:" + url.rstrip("/")
+                self._warn(
+                    f"server URL {url!r} is relative and the spec's own location is unknown; "
+                    "the generated server needs its base URL at run time (environment or --base-url)",
+                    "/servers/0/url",
+                )
+                return None
+            url = urljoin(location, url or ".")
         return url.rstrip("/") or None
+
+    def _server_variable(self, name: str, spec: Any) -> str:
+        """A server variable's value: its default, else the first of its enum."""
+        pointer = join_pointer("/servers/0/variables", name)
+        spec = spec if isinstance(spec, dict) else {}
+        default, choices = spec.get("default"), spec.get("enum")
+        choices = [str(c) for c in choices] if isinstance(choices, list) else []
+        if default is None and choices:
+            self._warn(f"server variable {name!r} has no default; using the first of its enum, {choices[0]!r}", pointer)
+            return choices[0]
+        if default is None:
+            return "{" + name + "}"
+        if choices and str(default) not in choices:
+            self._warn(f"server variable {name!r}: default {str(default)!r} is not among its enum {choices}", pointer)
+        return str(default)
+
+    def _spec_location(self) -> str | None:
+        """Where the spec was published, when it says so (APIs.guru: `info.x-origin[].url`)."""
+        info = self.doc.get("info")
+        origins = info.get("x-origin") if isinstance(info, dict) else None
+        for origin in origins if isinstance(origins, list) else []:
+            url = origin.get("url") if isinstance(origin, dict) else None
+            if isinstance(url, str) and re.match(r"^https?://[^/]", url):
+                return url
+        return None
 
     def _security_schemes(self, prefix: str) -> dict[str, SecurityScheme]:
         raw = (self.doc.get("components") or {}).get("securitySchemes") or {}
