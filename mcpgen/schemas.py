@@ -24,7 +24,7 @@ from typing import Any, Literal
 from mcpgen.ir import JsonSchema, ModelModule
 
 Direction = Literal["request", "response"]
-_DROP = frozenset({"discriminator", "xml", "externalDocs", "nullable", "example", "$schema", "$id", "id"})
+_DROP = frozenset({"xml", "externalDocs", "nullable", "example", "$schema", "$id", "id"})
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SCHEMA_VALUES = (
@@ -282,9 +282,15 @@ class SchemaConverter:
                     self._warn_once(f"pattern {value!r} is not a valid Python regex; dropped", pointer)
             elif key == "required" and not isinstance(value, list):
                 continue  # OpenAPI 3.0 property-level `required: true` is meaningless here
+            elif key == "discriminator":
+                if isinstance(value, dict) and isinstance(value.get("propertyName"), str):
+                    # an annotation for readers; its `mapping` names spec refs the schema no longer has
+                    out[key] = {"propertyName": value["propertyName"]}
             else:
                 out[key] = copy.deepcopy(value)
 
+        if not self.openapi_30 and any(isinstance(schema.get(k), bool) for k in ("exclusiveMinimum", "exclusiveMaximum")):
+            self._warn_once("boolean exclusiveMinimum/exclusiveMaximum is OpenAPI 3.0 syntax; read as such", pointer)
         _legacy_keywords(schema, out)
         self._check_values(out, pointer)
         if schema.get("nullable") is True:
