@@ -565,6 +565,93 @@ class ModelIndex:
     classes: dict[str, tuple[str, str]]  # schema name -> (module path, class name)
 
 
+# From this many component schemas on, models are generated in a forked process, in
+# parallel with the tool conversion (below it, the fork costs more than it saves).
+_FORK_MIN_SCHEMAS = 100
+Warnings = list[tuple[str, str]]  # (message, pointer)
+
+
+class ModelJob:
+    """Typed models being generated: in a forked child process, or already done here.
+
+    The child gets the document by fork (no copy, no pickling of the spec) and sends back
+    the finished modules, the warnings and any exception, once, through a pipe.
+    """
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self._done: tuple[ModelIndex, Warnings] | None = None
+        self._error: BaseException | None = None
+        self._process: Any = None
+        self._pipe: Any = None
+        schemas = (document.get("components") or {}).get("schemas") if isinstance(document.get("components"), dict) else None
+        if isinstance(schemas, dict) and len(schemas) >= _FORK_MIN_SCHEMAS and _can_fork():
+            import multiprocessing
+
+            context = multiprocessing.get_context("fork")
+            self._pipe, sender = context.Pipe(duplex=False)
+            self._process = context.Process(target=_models_child, args=(document, sender), daemon=True)
+            self._process.start()
+            sender.close()
+        else:
+            try:
+                self._done = _models_here(document)
+            except Exception as exc:  # noqa: BLE001 - re-raised by result(), as in the child's case
+                self._error = exc
+
+    def result(self) -> tuple[ModelIndex, Warnings]:
+        """The index and warnings; raises what generation raised."""
+        if self._process is not None:
+            try:
+                outcome, payload = self._pipe.recv()
+            except EOFError:
+                self._process.join()
+                raise RuntimeError(f"the model generator's process died (exit code {self._process.exitcode})") from None
+            self._process.join()
+            self._process = None
+            self._pipe.close()
+            if outcome == "ok":
+                self._done = payload
+            else:
+                self._error = payload
+        if self._error is not None:
+            raise self._error
+        assert self._done is not None
+        return self._done
+
+
+def start_models(document: dict[str, Any]) -> ModelJob:
+    return ModelJob(document)
+
+
+def _models_here(document: dict[str, Any]) -> tuple[ModelIndex, Warnings]:
+    warnings: Warnings = []
+    index = generate_models(document, lambda message, pointer: warnings.append((message, pointer)))
+    return index, warnings
+
+
+def _models_child(document: dict[str, Any], sender: Any) -> None:
+    import pickle
+
+    try:
+        sender.send(("ok", _models_here(document)))
+    except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent
+        try:
+            pickle.dumps(exc)
+        except Exception:  # noqa: BLE001 - an exception that cannot cross processes
+            exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+        sender.send(("error", exc))
+    finally:
+        sender.close()
+
+
+def _can_fork() -> bool:
+    """Forking is only safe (and cheap) from a single-threaded process where fork exists."""
+    import multiprocessing
+    import threading
+
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
 def generate_models(document: dict[str, Any], warn: Callable[[str, str], None] | None = None) -> ModelIndex:
     """Pydantic models for the document's component schemas, one module per model.
 

@@ -6,6 +6,7 @@ located warning while the rest of the spec is generated.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +33,9 @@ from mcpgen.ir import (
 )
 from mcpgen.schemas import (
     ModelIndex,
+    ModelJob,
     SchemaConverter,
-    generate_models,
+    start_models,
     hoist_defs,
     is_object_schema,
     merge_all_of,
@@ -75,6 +77,7 @@ class _Parser:
         self.options = options
         self.diag = diagnostics
         self._resolved: dict[str, Any] = {}
+        self._raw_responses: dict[str, Any] = {}  # operation pointer -> its JSON response schema as written
         self.version = self._version()
         self.openapi_30 = self.version.startswith("3.0")
         self.converter = SchemaConverter(self.resolve, self.openapi_30, self._warn)
@@ -160,15 +163,19 @@ class _Parser:
         names = naming.assign_tool_names(
             [naming.ToolNameRequest(op.key, op.wanted_name) for op in operations], self.options.max_name_length
         )
-        model_index = self._models()
+        models_at = len(self.diag.items)  # model warnings are reported here, whenever they arrive
+        pending = self._start_models()
         tools = []
         used_python_names: set[str] = set()
         for op, tool_name in zip(operations, names, strict=True):
             if tool_name.reason:
                 self.diag.info(f"tool {op.wanted_name!r} renamed to {tool_name.name!r}: {tool_name.reason}", op.pointer)
-            tool = self._tool(op, tool_name.name, schemes, model_index, used_python_names)
+            tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
             if tool is not None:
                 tools.append(tool)
+        model_index = self._finish_models(pending, models_at)
+        if model_index.classes:
+            tools = [self._typed(tool, model_index) for tool in tools]
         base_url = self._base_url()
         base_text = "Base URL of the API" if base_url else "Base URL of the API (required: the spec gives no absolute URL)"
         env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
@@ -283,14 +290,41 @@ class _Parser:
         self._warn(f"security scheme {name!r} of type {kind!r} is not supported; ignored", pointer)
         return None
 
-    def _models(self) -> ModelIndex:
-        if not self.options.models:
+    def _start_models(self) -> ModelJob | None:
+        """Typed models are generated in a forked process while the tools are converted
+        (on big specs each takes a third of the time); see `schemas.start_models`."""
+        return start_models(self.doc) if self.options.models else None
+
+    def _finish_models(self, job: ModelJob | None, at: int) -> ModelIndex:
+        if job is None:
             return ModelIndex((), {})
+        own = Diagnostics(self.diag.file, line_resolver=self.diag.line_resolver)
+        index = self._models(job, own)
+        self.diag.items[at:at] = own.items
+        return index
+
+    def _typed(self, tool: Tool, models: ModelIndex) -> Tool:
+        route = tool.route
+        raw = self._raw_responses.get(tool.origin.pointer)
+        if route is None or raw is None:
+            return tool
+        response_type, model = typed_response(raw, models)
+        if model is None:
+            return tool
+        typed = dataclasses.replace(
+            route, response_type=response_type, response_model=model[1], response_model_module=model[0]
+        )
+        return dataclasses.replace(tool, route=typed)
+
+    def _models(self, job: ModelJob, diagnostics: Diagnostics) -> ModelIndex:
         try:
-            return generate_models(self.doc, self._warn)
+            index, warnings = job.result()
+            for message, pointer in warnings:
+                diagnostics.warning(message, pointer)
+            return index
         except Exception as exc:  # noqa: BLE001 - a third-party generator on messy input
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            self._warn(
+            diagnostics.warning(
                 f"typed models could not be generated ({type(exc).__name__}: {message[:300]}); "
                 "typed functions return plain JSON",
                 "/components/schemas",
@@ -568,14 +602,8 @@ class _Parser:
         if raw is None:
             return None, False, "json", "Any", None
         schema = merge_all_of(self.converter.convert(raw, join_pointer(pointer, "content", json_media, "schema"), "response"))
-        model = _model_for(raw, models)
-        response_type = "Any"
-        if model is not None:
-            response_type = model[1]
-        elif isinstance(raw, dict) and raw.get("type") == "array" and isinstance(raw.get("items"), dict):
-            item = _model_for(raw["items"], models)
-            if item is not None:
-                model, response_type = item, f"list[{item[1]}]"
+        self._raw_responses[op.pointer] = raw
+        response_type, model = typed_response(raw, models)
         if is_object_schema(schema):
             schema.setdefault("type", "object")
             return schema, False, "json", response_type, model
@@ -652,6 +680,19 @@ def _schemas_blanked(node: Any) -> Any:
     if isinstance(node, list):
         return [_schemas_blanked(value) for value in node]
     return node
+
+
+def typed_response(raw: Any, models: ModelIndex) -> tuple[str, tuple[str, str] | None]:
+    """The typed function's return annotation for a raw response schema, and the
+    (module, class) of the model it names, if one was generated."""
+    model = _model_for(raw, models)
+    if model is not None:
+        return model[1], model
+    if isinstance(raw, dict) and raw.get("type") == "array" and isinstance(raw.get("items"), dict):
+        item = _model_for(raw["items"], models)
+        if item is not None:
+            return f"list[{item[1]}]", item
+    return "Any", None
 
 
 def _model_for(raw: Any, models: ModelIndex) -> tuple[str, str] | None:

@@ -223,3 +223,48 @@ def test_x_python_import_and_other_extensions_never_reach_models() -> None:
     index = generate_models(doc)
     text = "\n".join(m.source for m in index.modules)
     assert "import os" not in text and "os.system" not in text and "class Evil" in text
+
+
+def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcpgen.schemas as schemas
+
+    bad = {"type": "object", "properties": {"n": {"type": "string", "pattern": "[[A-Z0-9]{1,18}"}}}
+    pet = {"type": "object", "properties": {"id": {"type": "integer"}}}
+    doc = spec({"/p": {"get": {"operationId": "p", "responses": ok(schema={"$ref": "#/components/schemas/Pet"})}},
+                "/b": {"get": {"operationId": "b", "responses": ok(schema={"$ref": "#/components/schemas/Bad"})}}},
+               components={"schemas": {"Pet": pet, "Bad": bad}})
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(doc))
+
+    def run() -> tuple[Any, list[str]]:
+        diagnostics = Diagnostics(file="spec.json")
+        project = parse_openapi(path, OpenApiOptions(models=True), diagnostics)
+        return project, [str(d) for d in diagnostics.items]
+
+    here = run()
+    monkeypatch.setattr(schemas, "_FORK_MIN_SCHEMAS", 1)
+    job = schemas.start_models(doc)
+    assert job._process is not None  # really forked
+    job.result()
+    forked = run()
+    assert forked == here
+    assert forked[0].tools[0].route.response_model == "Pet"
+
+
+def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcpgen.schemas as schemas
+
+    def explode(document: Any) -> Any:
+        raise ValueError("no models today")
+
+    monkeypatch.setattr(schemas, "_FORK_MIN_SCHEMAS", 1)
+    monkeypatch.setattr(schemas, "_datamodel_codegen", explode)
+    doc = spec({"/p": {"get": {"operationId": "p", "responses": ok(schema={"$ref": "#/components/schemas/Pet"})}}},
+               components={"schemas": {"Pet": {"type": "object"}}})
+    project, diagnostics = parse(tmp_path, doc)  # models=False: nothing forked
+    assert project.tools
+    path = tmp_path / "spec.json"
+    d = Diagnostics(file="spec.json")
+    project = parse_openapi(path, OpenApiOptions(models=True), d)
+    assert [t.name for t in project.tools] == ["p"] and project.models == ()
+    assert any("typed models could not be generated (ValueError: no models today)" in x.message for x in d.items)
