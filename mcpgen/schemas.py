@@ -15,10 +15,12 @@ import json
 import keyword
 import math
 import re
+import tempfile
 import warnings
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from mcpgen.ir import JsonSchema, ModelModule
@@ -683,7 +685,7 @@ def generate_models(document: dict[str, Any], warn: Callable[[str, str], None] |
             files["/".join(parts)] = text
     files.setdefault("__init__.py", _MODELS_HEADER + "\n")
     classes = _locate_classes(schemas, files)
-    modules = tuple(ModelModule(path, text) for path, text in sorted(files.items()))
+    modules = tuple(ModelModule(path, black_style(text)) for path, text in sorted(files.items()))
     return ModelIndex(modules, classes)
 
 
@@ -697,7 +699,10 @@ def _datamodel_codegen(document: dict[str, Any]) -> Any:
     )
     from datamodel_code_generator.format import Formatter
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), tempfile.TemporaryDirectory(prefix="mcpgen-isort-") as settings:
+        # isort reads its settings from here, not from whatever pyproject.toml the caller's
+        # working directory holds: the same spec gives the same models anywhere
+        (Path(settings) / "pyproject.toml").write_text(_ISORT_SETTINGS, encoding="utf-8")
         warnings.simplefilter("ignore")
         return generate(
             json.dumps(document),
@@ -711,10 +716,22 @@ def _datamodel_codegen(document: dict[str, Any]) -> Any:
             use_union_operator=True,
             use_schema_description=True,
             use_field_description=True,
-            formatters=[Formatter.ISORT],  # black runs later, on every generated file
+            formatters=[Formatter.ISORT],  # black's import style; `black_style` does the rest
+            settings_path=Path(settings),
             custom_class_name_generator=_class_namer(PythonVersion.PY_310),
             custom_file_header=_MODELS_HEADER,
         )
+
+
+_ISORT_SETTINGS = '[tool.isort]\nprofile = "black"\nline_length = 100\n'
+_CLASS_DOCSTRING_END = re.compile(r'^(class [^\n]*:\n    """(?:[^\n]*"""|(?:.*\n)*?\s*""")\n)(?=[^\n])', re.MULTILINE)
+
+
+def black_style(source: str) -> str:
+    """datamodel-code-generator's output (isort'ed with black's profile) a step closer to
+    black's: a blank line after each class docstring, one final newline. black formats a
+    module twice when its first pass changes anything; fewer changes, fewer second passes."""
+    return _CLASS_DOCSTRING_END.sub(r"\1\n", source).rstrip("\n") + "\n"
 
 
 def _rejected_schema(exc: Exception, document: dict[str, Any]) -> str | None:
