@@ -58,8 +58,9 @@ class _Bundler:
     # -- walking ------------------------------------------------------------
 
     def walk(self, node: Any, file: _File, pointer: str, in_schema: bool, stack: tuple[tuple[str, str], ...]) -> Any:
-        """`node` (from `file`, at `pointer`) with every ref made local; iterates lists and
-        maps, recursing only through refs (whose depth is bounded by distinct targets)."""
+        """A copy of `node` (from `file`, at `pointer`) with every ref made local. Recursive:
+        only documents with external refs are walked, and their nesting stays far below
+        Python's stack limit in practice (a cycle of refs is cut by `names` and `stack`)."""
         if isinstance(node, list):
             return [self.walk(item, file, f"{pointer}/{i}", in_schema, stack) for i, item in enumerate(node)]
         if not isinstance(node, dict):
