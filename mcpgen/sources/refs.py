@@ -220,7 +220,11 @@ def bundle(document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow
     bundler = _Bundler(root, diagnostics, allow_remote)
     if isinstance(existing, dict):
         bundler.schemas.update(existing)
-    out = bundler.walk(document, root, "", False, ())
+    try:
+        out = bundler.walk(document, root, "", False, ())
+    except RecursionError:
+        diagnostics.error("the document nests too deeply to resolve its external $refs")
+        raise GenerationError(diagnostics.items) from None
     added = {name: schema for name, schema in bundler.schemas.items() if not isinstance(existing, dict) or name not in existing}
     if added:
         components = out.setdefault("components", {}) if isinstance(out.get("components", {}), dict) else None

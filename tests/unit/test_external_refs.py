@@ -209,3 +209,17 @@ def test_a_spec_without_external_refs_is_left_as_is(tmp_path: Path) -> None:
 
     doc = {"openapi": "3.1.0", "paths": {}, "components": {"schemas": {"A": {"enum": [{"$ref": "x.yaml"}]}}}}
     assert bundle(doc, tmp_path / "spec.yaml", Diagnostics()) is doc
+
+
+def test_a_deeply_nested_document_with_external_refs_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    from mcpgen.sources.refs import bundle
+
+    _tree(tmp_path)
+    deep: dict = {"type": "string"}
+    for _ in range(5000):
+        deep = {"type": "array", "items": deep}
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+           "paths": {"/pets": {"$ref": "paths/pets.yaml"}}, "components": {"schemas": {"Deep": deep}}}
+    with pytest.raises(GenerationError) as caught:
+        bundle(doc, tmp_path / "deep.json", Diagnostics(file="deep.json"))
+    assert "nests too deeply" in str(caught.value)
