@@ -218,7 +218,7 @@ def serve(src: Path, package: str) -> tuple[list[dict[str, Any]], float, str]:
         return [], SERVE_TIMEOUT, f"no tools listed within {SERVE_TIMEOUT:.0f} s"
     seconds = time.perf_counter() - started
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["exit status %d" % done.returncode])[-1]
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
         return [], seconds, f"import or tools/list failed: {last[:300]}"
     return json.loads(out.read_text("utf-8")), seconds, ""
 
@@ -414,7 +414,7 @@ def report(outcomes: list[Outcome], missing: int) -> None:
 
 
 def _p90(values: list[float]) -> float:
-    return values[min(len(values) - 1, int(round(0.9 * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(0.9 * (len(values) - 1)))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -165,7 +165,7 @@ class _Bundler:
 
     def fetch(self, url: str, ref: str, file: _File, pointer: str, child: Diagnostics) -> Any:
         try:
-            with urllib.request.urlopen(url, timeout=_REMOTE_TIMEOUT) as response:  # noqa: S310 - http(s) only
+            with urllib.request.urlopen(url, timeout=_REMOTE_TIMEOUT) as response:
                 raw = response.read(_REMOTE_MAX_BYTES + 1)
         except (OSError, ValueError) as exc:
             self.fail(file, pointer, f"remote $ref {ref!r} could not be fetched: {exc}")
@@ -227,10 +227,10 @@ def bundle(document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow
         raise GenerationError(diagnostics.items) from None
     added = {name: schema for name, schema in bundler.schemas.items() if not isinstance(existing, dict) or name not in existing}
     if added:
-        components = out.setdefault("components", {}) if isinstance(out.get("components", {}), dict) else None
-        if components is None:
-            bundler.fail(root, "/components", "`components` is not an object; external schemas have nowhere to go")
-        schemas = components.setdefault("schemas", {})
+        components = out.setdefault("components", {})
+        schemas = components.setdefault("schemas", {}) if isinstance(components, dict) else None
+        if not isinstance(schemas, dict):
+            bundler.fail(root, "/components", "`components/schemas` is not an object; external schemas have nowhere to go")
         for name, schema in added.items():
             schemas[name] = schema
     return out

@@ -4,7 +4,6 @@ generated through the CLI and served over stdio against the upstream on 127.0.0.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -226,7 +226,7 @@ def test_x_python_import_and_other_extensions_never_reach_models() -> None:
 
 
 def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcpgen.schemas as schemas
+    from mcpgen import schemas
 
     bad = {"type": "object", "properties": {"n": {"type": "string", "pattern": "[[A-Z0-9]{1,18}"}}}
     pet = {"type": "object", "properties": {"id": {"type": "integer"}}}
@@ -252,7 +252,7 @@ def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path, mon
 
 
 def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcpgen.schemas as schemas
+    from mcpgen import schemas
 
     def explode(document: Any) -> Any:
         raise ValueError("no models today")
@@ -261,7 +261,7 @@ def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, mon
     monkeypatch.setattr(schemas, "_datamodel_codegen", explode)
     doc = spec({"/p": {"get": {"operationId": "p", "responses": ok(schema={"$ref": "#/components/schemas/Pet"})}}},
                components={"schemas": {"Pet": {"type": "object"}}})
-    project, diagnostics = parse(tmp_path, doc)  # models=False: nothing forked
+    project, _ = parse(tmp_path, doc)  # models=False: nothing forked
     assert project.tools
     path = tmp_path / "spec.json"
     d = Diagnostics(file="spec.json")
