@@ -228,7 +228,7 @@ def bundle(document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow
     added = {name: schema for name, schema in bundler.schemas.items() if not isinstance(existing, dict) or name not in existing}
     if added:
         components = out.setdefault("components", {})
-        schemas = components.setdefault("schemas", {}) if isinstance(components, dict) else None
+        schemas: Any = components.setdefault("schemas", {}) if isinstance(components, dict) else None
         if not isinstance(schemas, dict):
             bundler.fail(root, "/components", "`components/schemas` is not an object; external schemas have nowhere to go")
         for name, schema in added.items():
