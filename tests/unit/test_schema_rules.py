@@ -268,3 +268,22 @@ def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, mon
     project = parse_openapi(path, OpenApiOptions(models=True), d)
     assert [t.name for t in project.tools] == ["p"] and project.models == ()
     assert any("typed models could not be generated (ValueError: no models today)" in x.message for x in d.items)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("# h\n\nfrom __future__ import annotations\n\nfrom typing import Any\nfrom pydantic import BaseModel\n"
+         "from datetime import date\nfrom . import a as a_1, b\n\n\nclass X(BaseModel):\n    pass\n",
+         "# h\n\nfrom __future__ import annotations\n\nfrom datetime import date\nfrom typing import Any\n\n"
+         "from pydantic import BaseModel\n\nfrom . import a as a_1, b\n\n\nclass X(BaseModel):\n    pass\n"),
+        # a wrapped import: left as it is
+        ("from pydantic import (\n    BaseModel,\n)\nimport os\n\nx = 1\n", "from pydantic import (\n    BaseModel,\n)\nimport os\n\nx = 1\n"),
+        ("x = 1\n", "x = 1\n"),
+    ],
+    ids=["grouped", "wrapped", "none"],
+)
+def test_model_imports_are_grouped_like_isort(source: str, expected: str) -> None:
+    from mcpgen.schemas import black_style
+
+    assert black_style(source) == expected
