@@ -7,9 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from . import category as category_1
-from . import status as status_1
-from . import tag
+from . import category as category_1, status as status_1, tag
 
 
 class Pet(BaseModel):
