@@ -745,9 +745,46 @@ def sorted_imports(source: str) -> str:
     groups: dict[int, list[str]] = {}
     for line in block:
         groups.setdefault(_import_group(line), []).append(line)
-    ordered = [sorted(set(groups[g]), key=lambda line: (line.startswith("from "), line.lower())) for g in sorted(groups)]
-    text = "\n\n".join("\n".join(group) for group in ordered)
-    return "\n".join([*lines[:start], text, "", "", *[line for line in lines[end:]]])
+    text = "\n\n".join("\n".join(_sorted_group(groups[g])) for g in sorted(groups))
+    return "\n".join([*lines[:start], text, "", "", *lines[end:]])
+
+
+def _sorted_group(lines: list[str]) -> list[str]:
+    """One group as isort's defaults (and ruff's `I` rules) want it: `import m` lines first,
+    then one `from m import ...` per module for plain names, one per aliased name."""
+    plain = sorted({line for line in lines if line.startswith("import ")}, key=_natural)
+    members: dict[str, set[str]] = {}
+    for line in lines:
+        if line.startswith("from "):
+            module, _, names = line[len("from "):].partition(" import ")
+            members.setdefault(module, set()).update(n.strip() for n in names.split(",") if n.strip())
+    statements = []
+    for module, names in members.items():
+        unaliased = sorted((n for n in names if " as " not in n), key=_member_key)
+        if unaliased:
+            statements.append((module, _member_key(unaliased[0]), f"from {module} import {', '.join(unaliased)}"))
+        for name in sorted((n for n in names if " as " in n), key=_member_key):
+            statements.append((module, _member_key(name), f"from {module} import {name}"))
+    statements.sort(key=lambda s: (_module_key(s[0]), s[1]))
+    return plain + [text for _, _, text in statements]
+
+
+def _member_key(name: str) -> tuple[int, tuple[Any, ...], str]:
+    """isort's order by type: CONSTANTS, then Classes, then everything else; natural order."""
+    base = name.split(" as ")[0]
+    kind = 0 if base.isupper() and len(base) > 1 else 1 if base[:1].isupper() else 2
+    return kind, _natural(base), name
+
+
+def _module_key(module: str) -> tuple[int, tuple[Any, ...]]:
+    """Relative imports from farther up first (`..x` before `.`), as isort does."""
+    name = module.lstrip(".")
+    return len(name) - len(module), _natural(name)
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """`customer2` before `customer11`, as ruff sorts."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text.lower()))
 
 
 def _import_group(line: str) -> int:
