@@ -7,7 +7,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from . import category as category_1, status as status_1, tag
+from . import category as category_1
+from . import status as status_1
+from . import tag
 
 
 class Pet(BaseModel):
