@@ -139,6 +139,36 @@ class ModelModule:
 
 
 @dataclass(frozen=True, slots=True)
+class PromptArgument:
+    name: str
+    description: str
+    required: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PromptMessage:
+    """Text with `{argument}` placeholders (filled by plain substitution), or an embedded
+    text resource (`resource_uri` set, `text` its content)."""
+
+    role: Literal["user", "assistant"]
+    text: str
+    resource_uri: str | None = None
+    resource_mime_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """An MCP prompt: declared messages, or a function of the Python source (`call`)."""
+
+    name: str
+    title: str | None
+    description: str
+    arguments: tuple[PromptArgument, ...]
+    messages: tuple[PromptMessage, ...] = ()
+    call: PythonCall | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Project:
     """Everything needed to render one generated server package."""
 
@@ -157,3 +187,4 @@ class Project:
     models: tuple[ModelModule, ...] = ()
     extra_dependencies: tuple[str, ...] = ()
     copied_files: tuple[tuple[str, str], ...] = ()  # (relative path in package, text)
+    prompts: tuple[Prompt, ...] = ()

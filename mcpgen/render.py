@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from mcpgen import naming
-from mcpgen.ir import Project, Tool
+from mcpgen.ir import Project, Prompt, Tool
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
@@ -178,6 +178,25 @@ def tool_entry(tool: Tool) -> dict[str, Any]:
     return entry
 
 
+def prompt_entry(prompt: Prompt) -> dict[str, Any]:
+    """A prompt as prompts/list sends it, plus how prompts/get answers it."""
+    listed: dict[str, Any] = {"name": prompt.name}
+    if prompt.title:
+        listed["title"] = prompt.title
+    listed["description"] = prompt.description
+    listed["arguments"] = [
+        {"name": a.name, **({"description": a.description} if a.description else {}), "required": a.required}
+        for a in prompt.arguments
+    ]
+    messages = [
+        {"role": m.role, "text": m.text, **({"resourceUri": m.resource_uri, "mimeType": m.resource_mime_type}
+                                             if m.resource_uri else {})}
+        for m in prompt.messages
+    ]
+    call = None if prompt.call is None else [prompt.call.module, prompt.call.function, prompt.call.is_async]
+    return {"prompt": listed, "messages": messages, "call": call}
+
+
 def operation_view(tool: Tool) -> dict[str, Any]:
     route = tool.route
     assert route is not None
@@ -249,6 +268,7 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/__main__.py": "src/__main__.py.j2",
         f"{pkg}/config.py": "src/config.py.j2",
         f"{pkg}/catalog.py": "src/catalog.py.j2",
+        f"{pkg}/extensions.py": "src/extensions.py.j2",
         f"{pkg}/server.py": "src/server.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
@@ -268,6 +288,10 @@ def render_project(project: Project) -> dict[str, str]:
             files[f"{pkg}/operations.py"] = "src/operations.py.j2"
     else:
         files[f"{pkg}/functions.py"] = "src/functions.py.j2"
+    if project.prompts:
+        files[f"{pkg}/prompts.py"] = "src/prompts.py.j2"
+        files[f"{pkg}/prompts.json"] = "src/prompts.json.j2"
+        context["prompt_entries"] = [prompt_entry(p) for p in project.prompts]
     out = {path: env.get_template(template).render({**context, "up": "."}) for path, template in files.items()}
     if openapi and len(context["operations"]) > OPERATIONS_PER_MODULE:
         out.update(_operation_modules(env, context, f"{pkg}/operations"))
@@ -296,6 +320,15 @@ def _operation_modules(env: jinja2.Environment, context: dict[str, Any], folder:
     index = {**context, "operation_parts": parts, "operations_per_module": OPERATIONS_PER_MODULE}
     out[f"{folder}/__init__.py"] = env.get_template("src/operations_index.py.j2").render(index)
     return out
+
+
+def render_user_files(project: Project) -> dict[str, str]:
+    """Files the user owns: created by the first generation, never rewritten."""
+    env = environment()
+    pkg = f"src/{project.package}"
+    hooks = "user/hooks_openapi.py.j2" if project.source_kind == "openapi" else "user/hooks_python.py.j2"
+    templates = {f"{pkg}/hooks.py": hooks, f"{pkg}/custom_tools.py": "user/custom_tools.py.j2"}
+    return {path: env.get_template(template).render(project=project) for path, template in templates.items()}
 
 
 def _dependencies(project: Project) -> list[str]:

@@ -72,7 +72,10 @@ def check_target(output: Path, force: bool) -> None:
     if output.exists() and not output.is_dir():
         raise OutputExists(f"{output} exists and is not a directory")
     if output.is_dir() and any(output.iterdir()) and not force:
-        raise OutputExists(f"{output} exists and is not empty; pass --force to replace it")
+        raise OutputExists(
+            f"{output} exists and is not empty; to update a generated project run `mcpgen regenerate {output}`, "
+            "or pass --force to write into it (files you changed are kept as .orig copies)"
+        )
 
 
 def write_tree(output: Path, files: dict[str, str], force: bool = False) -> None:

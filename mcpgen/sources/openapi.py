@@ -7,8 +7,9 @@ located warning while the rest of the spec is generated.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin
@@ -16,6 +17,7 @@ from urllib.parse import unquote, urljoin
 from pydantic import ValidationError
 
 from mcpgen import naming
+from mcpgen.config import OperationFilter
 from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
 from mcpgen.ir import (
     Annotations,
@@ -55,6 +57,7 @@ class OpenApiOptions:
     name: str | None = None
     max_name_length: int = naming.DEFAULT_MAX_TOOL_NAME
     models: bool = True
+    filters: OperationFilter = field(default_factory=OperationFilter)
     allow_remote_refs: bool = False  # fetch http(s) `$ref`s (otherwise a located error)
 
 
@@ -339,6 +342,7 @@ class _Parser:
             self._warn("no `paths`: the server will have no tools", "/paths")
             return []
         operations = []
+        deprecated = 0
         for path, item in paths.items():
             item_pointer = join_pointer("/paths", path)
             item, item_pointer = self.deref(item, item_pointer)
@@ -358,8 +362,18 @@ class _Parser:
                     self._warn(f"invalid operation, skipped: {_first_error(exc)}", pointer)
                     continue
                 op_id = node.get("operationId")
+                if not _selected(self.options.filters, path, method, node):
+                    deprecated += node.get("deprecated") is True and _selected(
+                        replace(self.options.filters, include_deprecated=True), path, method, node
+                    )
+                    continue
                 wanted = op_id if isinstance(op_id, str) and op_id.strip() else f"{method}_{path}"
                 operations.append(_Operation(f"{method.upper()} {path}", wanted, path, method, node, item, pointer))
+        if deprecated and not self.options.filters.include_deprecated:
+            self.diag.info(
+                f"{deprecated} deprecated operation{'s' if deprecated != 1 else ''} skipped",
+                hint="set `include_deprecated = true` under [filters] in mcpgen.toml, or pass --include-deprecated",
+            )
         return operations
 
     def _tool(
@@ -627,6 +641,32 @@ class _Parser:
         if not alternatives and raw and any(isinstance(r, dict) and r for r in raw):
             self._warn("none of the operation's security requirements is supported; calls are sent without credentials", op.pointer)
         return tuple(alternatives)
+
+
+def _selected(filters: OperationFilter, path: str, method: str, node: dict[str, Any]) -> bool:
+    """Whether the operation passes the project's filters (deprecated ones only when asked)."""
+    if node.get("deprecated") is True and not filters.include_deprecated:
+        return False
+    if filters.methods and method.upper() not in filters.methods:
+        return False
+    tags = [t for t in node.get("tags") or [] if isinstance(t, str)] if isinstance(node.get("tags"), list) else []
+    raw_id = node.get("operationId")
+    op_id = raw_id if isinstance(raw_id, str) else ""
+
+    def matches(value: str, globs: tuple[str, ...]) -> bool:
+        return any(fnmatch.fnmatchcase(value, glob) for glob in globs)
+
+    if filters.include_tags and not any(matches(t, filters.include_tags) for t in tags):
+        return False
+    if any(matches(t, filters.exclude_tags) for t in tags):
+        return False
+    if filters.include_operations and not matches(op_id, filters.include_operations):
+        return False
+    if op_id and matches(op_id, filters.exclude_operations):
+        return False
+    if filters.include_paths and not matches(path, filters.include_paths):
+        return False
+    return not matches(path, filters.exclude_paths)
 
 
 @dataclass(frozen=True, slots=True)

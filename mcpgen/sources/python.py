@@ -44,7 +44,7 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
-from mcpgen.ir import Annotations, JsonSchema, Origin, Project, PythonCall, Tool
+from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
 
 COPY_PACKAGE = "source"  # sub-package of the generated package that holds a copied file
 _COPY_INIT = '"""A copy of the module the tools come from, so the package runs on its own."""\n'
@@ -83,14 +83,18 @@ def parse_python(
     exclude: list[str],
     max_name_length: int,
     diagnostics: Diagnostics,
+    search_path: Path | None = None,
+    prompt_functions: tuple[str, ...] = (),
 ) -> Project:
     """Import TARGET (module name or .py path) and describe its functions as tools.
 
+    Functions named in `prompt_functions` become prompts (named after the function) instead.
     Import failure raises `GenerationError`; a function that cannot be expressed is
     skipped with a located warning.
     """
-    with _imported(target, diagnostics) as loaded:
-        functions = _select_functions(loaded, include, exclude, diagnostics)
+    with _imported(target, diagnostics, search_path) as loaded:
+        prompts = tuple(p for f in prompt_functions if (p := _prompt(f, loaded, diagnostics)))
+        functions = _select_functions(loaded, include, [*exclude, *prompt_functions], diagnostics)
         drafts = [d for key, fn in functions if (d := _draft_tool(key, fn, loaded, diagnostics))]
         module_doc = docstring_parser.parse(inspect.getdoc(loaded.module) or "")
     if not drafts:
@@ -113,6 +117,7 @@ def parse_python(
         env_vars=(),
         extra_dependencies=loaded.dependencies,
         copied_files=loaded.copied_files,
+        prompts=prompts,
     )
 
 
@@ -146,13 +151,18 @@ def arguments_model(
 
 
 @contextlib.contextmanager
-def _imported(target: str, diagnostics: Diagnostics) -> Iterator[_Loaded]:
-    """Import the target for the duration of the parse, then restore sys.path/sys.modules."""
+def _imported(target: str, diagnostics: Diagnostics, search_path: Path | None) -> Iterator[_Loaded]:
+    """Import the target for the duration of the parse, then restore sys.path/sys.modules.
+
+    A module name is looked up from `search_path` (default: the working directory)."""
     saved_path = list(sys.path)
     before = set(sys.modules)
     is_file = target.endswith(".py") or os.sep in target or "/" in target
     try:
-        yield _load_file(target, diagnostics) if is_file else _load_module(target, diagnostics)
+        if is_file:
+            yield _load_file(target, diagnostics)
+        else:
+            yield _load_module(target, diagnostics, str(search_path) if search_path else os.getcwd())
     finally:
         sys.path[:] = saved_path
         top = target.partition(".")[0]
@@ -196,9 +206,9 @@ def _load_file(target: str, diagnostics: Diagnostics) -> _Loaded:
     )
 
 
-def _load_module(target: str, diagnostics: Diagnostics) -> _Loaded:
-    if os.getcwd() not in sys.path:  # what `python -m` would see; console scripts don't
-        sys.path.insert(0, os.getcwd())
+def _load_module(target: str, diagnostics: Diagnostics, search_path: str) -> _Loaded:
+    if search_path not in sys.path:  # what `python -m` would see from there; console scripts don't
+        sys.path.insert(0, search_path)
     try:
         module = importlib.import_module(target)
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's code: anything can happen
@@ -396,6 +406,44 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
         ),
     )
     return _Draft(attr, tool)
+
+
+def _prompt(attr: str, loaded: _Loaded, diagnostics: Diagnostics) -> Prompt | None:
+    """A prompt from a function returning a string or a list of messages. MCP prompt
+    arguments are strings, so every parameter must take a str."""
+    function = getattr(loaded.module, attr, None)
+    if not inspect.isfunction(function):
+        diagnostics.error(f"prompt function {attr!r}: {loaded.display} defines no such function")
+        return None
+    file, line = _location(function, loaded)
+    doc = docstring_parser.parse(inspect.getdoc(function) or "")
+    described = {p.arg_name: p.description or "" for p in doc.params}
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception as exc:  # noqa: BLE001 - the user's annotations: anything can fail
+        _report(diagnostics, Level.ERROR, f"prompt function {attr!r}: cannot read its annotations: {exc}", file, line)
+        return None
+    arguments = []
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD, parameter.POSITIONAL_ONLY):
+            _report(diagnostics, Level.ERROR, f"prompt function {attr!r}: parameter {parameter.name!r} "
+                    "must be an ordinary named parameter", file, line)
+            return None
+        hint = hints.get(parameter.name, str)
+        if hint not in (str, str | None, typing.Optional[str]):
+            _report(diagnostics, Level.ERROR, f"prompt function {attr!r}: parameter {parameter.name!r} must take a "
+                    "str (MCP prompt arguments are strings)", file, line)
+            return None
+        required = parameter.default is inspect.Parameter.empty
+        arguments.append(PromptArgument(parameter.name, described.get(parameter.name, ""), required))
+    description = "\n\n".join(part for part in (doc.short_description, doc.long_description) if part)
+    return Prompt(
+        name=attr,
+        title=None,
+        description=description or naming.snake(attr).replace("_", " ").capitalize(),
+        arguments=tuple(arguments),
+        call=PythonCall(module=loaded.call_module, function=attr, is_async=inspect.iscoroutinefunction(function)),
+    )
 
 
 def _schemas(attr: str, function: Callable[..., Any]) -> tuple[JsonSchema, JsonSchema | None, bool]:

@@ -63,7 +63,7 @@ def test_existing_output_is_refused_and_kept_without_force(tmp_path: Path) -> No
     (out / "mine.py").write_text("# user code\n")
     result = mcpgen("from-openapi", str(SAMPLES / "petstore.yaml"), "-o", str(out), cwd=tmp_path)
     assert result.returncode == 1
-    assert "exists and is not empty; pass --force to replace it" in result.stderr
+    assert "exists and is not empty; to update a generated project run `mcpgen regenerate" in result.stderr
     assert [p.name for p in out.iterdir()] == ["mine.py"]
     forced = mcpgen("from-openapi", str(SAMPLES / "petstore.yaml"), "-o", str(out), "--force", cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,5 +29,14 @@ CASES = (
 def generate(case: Case, output: Path) -> api.Result:
     options = Options(output=output, force=True)
     if case.kind == "openapi":
-        return api.generate_openapi(SAMPLES / case.source, options)
-    return api.generate_python(str(SAMPLES / case.source), options)
+        result = api.generate_openapi(SAMPLES / case.source, options)
+    else:
+        result = api.generate_python(str(SAMPLES / case.source), options)
+    # mcpgen.toml holds the source relative to the output, which differs between the
+    # golden folder and a test's tmp dir: store a placeholder instead.
+    project_file = output / "mcpgen.toml"
+    relative = os.path.relpath(SAMPLES / case.source, output.resolve()).replace(os.sep, "/")
+    text = project_file.read_text("utf-8")
+    assert f'"{relative}"' in text, relative
+    project_file.write_text(text.replace(f'"{relative}"', f'"<samples>/{case.source}"'), "utf-8")
+    return result

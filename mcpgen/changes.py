@@ -1,0 +1,191 @@
+"""What a regeneration changes for a server's clients: tools added, removed, renamed, and
+per tool the input and output schema changes, each classified as breaking or compatible.
+
+Tools are paired by identity (the HTTP operation or Python function they call), so a
+renamed tool is reported as a rename, not as one removal plus one addition.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from mcpgen.ir import Tool
+
+Catalog = dict[str, dict[str, Any]]  # tool name -> MCP Tool object as tools/list sends it
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    tool: str
+    change: str  # added, removed, renamed, input_added, input_removed, input_required, ...
+    detail: str
+    breaking: bool
+
+
+def tool_identity(tool: Tool) -> str:
+    """What a tool calls; stable across renames."""
+    if tool.route is not None:
+        return f"{tool.route.method} {tool.route.path}"
+    if tool.call is not None:
+        return f"{tool.call.module.lstrip('.')}:{tool.call.function}"
+    return tool.name
+
+
+def compare(old: Catalog, old_ids: dict[str, str], new: Catalog, new_ids: dict[str, str]) -> list[Change]:
+    """Changes from `old` to `new`, sorted by tool name then kind."""
+    old_by_id = {old_ids.get(name, f"name:{name}"): name for name in old}
+    new_by_id = {new_ids.get(name, f"name:{name}"): name for name in new}
+    changes: list[Change] = []
+    for identity, name in new_by_id.items():
+        if identity not in old_by_id:
+            changes.append(Change(name, "added", "new tool", False))
+    for identity, old_name in old_by_id.items():
+        new_name = new_by_id.get(identity)
+        if new_name is None:
+            changes.append(Change(old_name, "removed", "tool removed", True))
+            continue
+        if new_name != old_name:
+            changes.append(Change(new_name, "renamed", f"renamed from {old_name!r}", True))
+        changes.extend(_tool_changes(new_name, old[old_name], new[new_name]))
+    return sorted(changes, key=lambda c: (c.tool, c.change, c.detail))
+
+
+def _tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+    changes = _input_changes(name, old.get("inputSchema") or {}, new.get("inputSchema") or {})
+    changes += _output_changes(name, old.get("outputSchema"), new.get("outputSchema"))
+    if old.get("annotations") != new.get("annotations"):
+        changes.append(Change(name, "annotations", "annotations changed", False))
+    if old.get("description") != new.get("description") or old.get("title") != new.get("title"):
+        changes.append(Change(name, "description", "title or description changed", False))
+    return changes
+
+
+def _input_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+    old_props, new_props = _properties(old), _properties(new)
+    old_required, new_required = set(old.get("required") or ()), set(new.get("required") or ())
+    changes = []
+    for prop in sorted(set(new_props) - set(old_props)):
+        required = prop in new_required
+        changes.append(
+            Change(name, "input_added", f"argument `{prop}` added{' (required)' if required else ''}", required)
+        )
+    for prop in sorted(set(old_props) - set(new_props)):
+        changes.append(Change(name, "input_removed", f"argument `{prop}` removed", True))
+    for prop in sorted(set(old_props) & set(new_props)):
+        if prop in new_required and prop not in old_required:
+            changes.append(Change(name, "input_required", f"argument `{prop}` is now required", True))
+        elif prop in old_required and prop not in new_required:
+            changes.append(Change(name, "input_optional", f"argument `{prop}` is now optional", False))
+        changes.extend(_type_change(name, "input_type", f"argument `{prop}`", old_props[prop], new_props[prop], True))
+    if old_props == new_props and old_required == new_required and _canonical(old) != _canonical(new):
+        changes.append(Change(name, "input_schema", "input schema changed (constraints or combinators)", True))
+    return changes
+
+
+def _output_changes(name: str, old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[Change]:
+    if old == new:
+        return []
+    if old is None:
+        return [Change(name, "output_added", "now declares an output schema", False)]
+    if new is None:
+        return [Change(name, "output_removed", "no longer declares an output schema", True)]
+    old_props, new_props = _properties(old), _properties(new)
+    changes = []
+    for prop in sorted(set(new_props) - set(old_props)):
+        changes.append(Change(name, "output_added_field", f"result field `{prop}` added", False))
+    for prop in sorted(set(old_props) - set(new_props)):
+        changes.append(Change(name, "output_removed_field", f"result field `{prop}` removed", True))
+    for prop in sorted(set(old_props) & set(new_props)):
+        changes.extend(
+            _type_change(name, "output_type", f"result field `{prop}`", old_props[prop], new_props[prop], True)
+        )
+    if not changes:
+        changes.append(Change(name, "output_schema", "output schema changed", False))
+    return changes
+
+
+def _type_change(name: str, kind: str, what: str, old: Any, new: Any, breaking: bool) -> list[Change]:
+    old_type, new_type = _type_of(old), _type_of(new)
+    if old_type != new_type:
+        return [Change(name, kind, f"{what}: type {old_type} -> {new_type}", breaking)]
+    old_enum, new_enum = _enum(old), _enum(new)
+    if old_enum is not None and new_enum is not None and old_enum != new_enum:
+        gone = [v for v in old_enum if v not in new_enum]
+        if gone:
+            return [Change(name, kind, f"{what}: values {json.dumps(gone)} no longer allowed", breaking)]
+        return [Change(name, kind, f"{what}: new values allowed", False)]
+    return []
+
+
+def _properties(schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return {}
+    return dict(schema["properties"])
+
+
+def _type_of(schema: Any) -> str:
+    """A short type signature: JSON types, combinator kind, array item type, format."""
+    if not isinstance(schema, dict):
+        return "any"
+    for combinator in ("oneOf", "anyOf", "allOf"):
+        if combinator in schema:
+            return combinator
+    if "$ref" in schema:
+        return f"ref {schema['$ref']}"
+    kind = schema.get("type", "any")
+    text = "|".join(sorted(kind)) if isinstance(kind, list) else str(kind)
+    if "items" in schema and isinstance(schema["items"], dict):
+        text += f"[{_type_of(schema['items'])}]"
+    if "format" in schema:
+        text += f" ({schema['format']})"
+    return text
+
+
+def _enum(schema: Any) -> list[Any] | None:
+    return list(schema["enum"]) if isinstance(schema, dict) and isinstance(schema.get("enum"), list) else None
+
+
+def _canonical(schema: Any) -> str:
+    """The schema without prose, for spotting a constraint change."""
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if k not in ("description", "title", "examples", "example")}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    return json.dumps(strip(schema), sort_keys=True)
+
+
+def summary(changes: list[Change]) -> dict[str, int]:
+    kinds = [c.change for c in changes]
+    changed = {c.tool for c in changes if c.change not in ("added", "removed", "renamed")}
+    return {
+        "added": kinds.count("added"),
+        "removed": kinds.count("removed"),
+        "renamed": kinds.count("renamed"),
+        "changed": len(changed),
+        "breaking": sum(c.breaking for c in changes),
+    }
+
+
+def as_json(changes: list[Change]) -> dict[str, Any]:
+    return {"summary": summary(changes), "changes": [asdict(c) for c in changes]}
+
+
+def as_text(changes: list[Change]) -> str:
+    if not changes:
+        return "Tools: no changes."
+    s = summary(changes)
+    headline = (
+        f"Tools: {s['added']} added, {s['removed']} removed, {s['renamed']} renamed, {s['changed']} changed "
+        f"({s['breaking']} breaking change{'s' if s['breaking'] != 1 else ''})"
+    )
+    lines = [headline]
+    marks = {"added": "+", "removed": "-"}
+    for c in changes:
+        label = "BREAKING" if c.breaking else "compatible"
+        lines.append(f"  {marks.get(c.change, '~')} {c.tool}: {c.detail} [{label}]")
+    return "\n".join(lines)

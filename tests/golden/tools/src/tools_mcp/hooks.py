@@ -1,0 +1,25 @@
+"""Your hooks around the functions this server calls.
+
+mcpgen created this file once and never changes it: `mcpgen regenerate` leaves it alone.
+Keep the functions' names and signatures; change their bodies as you need.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def on_call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Called with a tool's arguments before they are validated; return the arguments to use.
+
+    Example: fill in a default from the environment, or log the call.
+    """
+    return arguments
+
+
+def on_result(tool: str, result: Any) -> Any:
+    """Reshape a tool's result (JSON-compatible data) before the client sees it.
+
+    A tool that declares an outputSchema must still return a value matching it.
+    """
+    return result
