@@ -712,6 +712,7 @@ def _datamodel_codegen(document: dict[str, Any]) -> Any:
             disable_timestamp=True,
             module_split_mode=ModuleSplitMode.Single,
             use_annotated=True,
+            set_default_enum_member=True,  # `= Side.RIGHT`, not a str mypy rejects
             use_standard_collections=True,
             use_union_operator=True,
             use_schema_description=True,

@@ -290,3 +290,16 @@ def test_model_imports_are_grouped_like_isort(source: str, expected: str) -> Non
     from mcpgen.schemas import black_style
 
     assert black_style(source) == expected
+
+
+def test_enum_defaults_are_enum_members_not_strings(tmp_path: Path) -> None:
+    # GitHub's `start_side: {enum: [LEFT, RIGHT], default: RIGHT}` gave `= "RIGHT"`, which mypy --strict rejects
+    side = {"type": "string", "enum": ["LEFT", "RIGHT"], "default": "RIGHT"}
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
+        "Comment": {"type": "object", "properties": {"side": side, "start_side": {**side, "nullable": True}}}}}}
+    index = generate_models(doc)
+    _import_models(tmp_path, index.modules, "enumpkg")
+    path, cls = index.classes["Comment"]
+    comment = getattr(importlib.import_module("enumpkg.models." + path[:-3]), cls)()
+    assert type(comment.side).__name__ == "Side" and comment.side.value == "RIGHT"
+    assert comment.start_side.value == "RIGHT"
