@@ -838,6 +838,8 @@ def _model_input(node: Any, names: bool = False, schema: bool = False) -> Any:
             out[key] = _model_input(value, schema=schema)
         elif key.startswith("x-") or (schema and _unusable_in_models(key, value)):
             continue
+        elif schema and key == "default" and not _fits(value, node):
+            continue  # `default: "false"` on a boolean: the model would not type-check
         elif key in _DATA_KEYWORDS or (key == "examples" and isinstance(value, list)):
             out[key] = value  # instance data: kept as written
         else:

@@ -303,3 +303,12 @@ def test_enum_defaults_are_enum_members_not_strings(tmp_path: Path) -> None:
     comment = getattr(importlib.import_module("enumpkg.models." + path[:-3]), cls)()
     assert type(comment.side).__name__ == "Side" and comment.side.value == "RIGHT"
     assert comment.start_side.value == "RIGHT"
+
+
+def test_defaults_of_the_wrong_type_do_not_reach_models() -> None:
+    # Xero: `IsFlagged: {type: boolean, default: "false"}` gave `bool | None = "false"`
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
+        "Account": {"type": "object", "properties": {
+            "flagged": {"type": "boolean", "default": "false"}, "count": {"type": "integer", "default": 3}}}}}}
+    text = "\n".join(m.source for m in generate_models(doc).modules)
+    assert "flagged: bool | None = None" in text and "count: int | None = 3" in text
