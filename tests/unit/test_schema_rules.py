@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -225,9 +226,7 @@ def test_x_python_import_and_other_extensions_never_reach_models() -> None:
     assert "import os" not in text and "os.system" not in text and "class Evil" in text
 
 
-def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcpgen import schemas
-
+def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path) -> None:
     bad = {"type": "object", "properties": {"n": {"type": "string", "pattern": "[[A-Z0-9]{1,18}"}}}
     pet = {"type": "object", "properties": {"id": {"type": "integer"}}}
     doc = spec({"/p": {"get": {"operationId": "p", "responses": ok(schema={"$ref": "#/components/schemas/Pet"})}},
@@ -235,20 +234,32 @@ def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path, mon
                components={"schemas": {"Pet": pet, "Bad": bad}})
     path = tmp_path / "spec.json"
     path.write_text(json.dumps(doc))
-
-    def run() -> tuple[Any, list[str]]:
-        diagnostics = Diagnostics(file="spec.json")
-        project = parse_openapi(path, OpenApiOptions(models=True), diagnostics)
-        return project, [str(d) for d in diagnostics.items]
-
-    here = run()
-    monkeypatch.setattr(schemas, "_FORK_MIN_SCHEMAS", 1)
-    job = schemas.start_models(doc)
-    assert job._process is not None  # really forked
-    job.result()
-    forked = run()
-    assert forked == here
-    assert forked[0].tools[0].route.response_model == "Pet"
+    # A fresh interpreter: forking needs a single-threaded process, which a test session may not be.
+    script = (
+        "import sys, json\n"
+        "from pathlib import Path\n"
+        "import mcpgen.schemas as schemas\n"
+        "from mcpgen.diagnostics import Diagnostics\n"
+        "from mcpgen.sources.openapi import OpenApiOptions, parse_openapi\n"
+        "def run():\n"
+        "    d = Diagnostics(file='spec.json')\n"
+        "    p = parse_openapi(Path(sys.argv[1]), OpenApiOptions(models=True), d)\n"
+        "    return [repr(p), [str(x) for x in d.items]]\n"
+        "here = run()\n"
+        "schemas._FORK_MIN_SCHEMAS = 1\n"
+        "job = schemas.start_models(json.loads(Path(sys.argv[1]).read_text()))\n"
+        "assert job._process is not None, 'not forked'\n"
+        "job.result()\n"
+        "forked = run()\n"
+        "assert forked == here, 'forked models differ'\n"
+        "assert \"response_model='Pet'\" in forked[0]\n"
+        "print('ok', len(forked[1]))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=root, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok ")
 
 
 def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
