@@ -53,7 +53,7 @@ def build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnosti
     diagnostics = Diagnostics(file=str(spec))
     project = parse_openapi(
         spec,
-        OpenApiOptions(options.name, options.max_name_length, options.models, options.filters),
+        OpenApiOptions(options.name, options.max_name_length, options.models, options.filters, options.allow_remote_refs),
         diagnostics,
     )
     return project, diagnostics.items
@@ -254,6 +254,7 @@ def _first_project_file(kind: str, target: str, options: Options, output: Path) 
         tool_mode=options.tool_mode,
         page_size=options.page_size,
         max_response_chars=options.max_response_chars,
+        allow_remote_refs=options.allow_remote_refs,
         client_profile=options.client_profile,
         resources=options.resources,
     )

@@ -143,6 +143,9 @@ def from_openapi(
             "parameters as resource templates (<name>://path/{param}).",
         ),
     ] = False,
+    allow_remote_refs: Annotated[
+        bool, typer.Option("--allow-remote-refs", help="Fetch http(s) $refs (refused by default: no network).")
+    ] = False,
 ) -> None:
     """Generate an MCP server package that calls the API SPEC describes.
 
@@ -164,6 +167,7 @@ def from_openapi(
     options = Options(
         output=output, name=name, force=force, max_name_length=max_name_length, models=models, filters=filters,
         resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars),  # type: ignore[arg-type]
+        allow_remote_refs=allow_remote_refs,
     )
     _run(lambda: api.generate_openapi(spec, options))
 

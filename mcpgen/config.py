@@ -114,3 +114,4 @@ class Options:
     max_response_chars: int = 100_000  # default cap of one tool result (the server's env var overrides it)
     client_profile: str | None = None  # advertise schemas every tool of this client accepts (mcpgen.lint)
     resources: bool = False  # GETs without required non-path arguments also become resources/templates
+    allow_remote_refs: bool = False  # fetch http(s) `$ref`s at generation time

@@ -77,6 +77,7 @@ class ProjectFile:
     tool_mode: str = "static"
     page_size: int = DEFAULT_PAGE_SIZE
     max_response_chars: int = 100_000
+    allow_remote_refs: bool = False
     client_profile: str | None = None
     resources: bool = False
 
@@ -97,6 +98,7 @@ class ProjectFile:
             tool_mode=self.tool_mode,
             page_size=self.page_size,
             max_response_chars=self.max_response_chars,
+            allow_remote_refs=self.allow_remote_refs,
             client_profile=self.client_profile,
             resources=self.resources,
         )
@@ -147,6 +149,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         tool_mode=project_file.tool_mode,
         page_size=project_file.page_size,
         max_response_chars=project_file.max_response_chars,
+        allow_remote_refs=project_file.allow_remote_refs,
         client_profile=project_file.client_profile or "",
         resources=project_file.resources,
     )
@@ -238,7 +241,7 @@ class _Reader:
         workdir = self.typed(source, "workdir", "source", lambda v: isinstance(v, str), "a string")
         if kind == "openapi" and workdir is not None:
             self.error("source.workdir", "only Python module sources have a workdir")
-        option_keys = ("name", "max_name_length", "models", "resources") if kind == "openapi" else (
+        option_keys = ("name", "max_name_length", "models", "resources", "allow_remote_refs") if kind == "openapi" else (
             "name", "max_name_length", "include", "exclude"
         )
         option_keys += ("tool_mode", "page_size", "client_profile", "max_response_chars")
@@ -265,6 +268,7 @@ class _Reader:
             options, "client_profile", "options", lambda v: v == "" or v in CLIENTS, " or ".join(f'"{c}"' for c in CLIENTS)
         )
         resources = self.typed(options, "resources", "options", lambda v: isinstance(v, bool), "true or false")
+        remote = self.typed(options, "allow_remote_refs", "options", lambda v: isinstance(v, bool), "true or false")
         if kind == "python" and "filters" in top:
             self.error("filters", "operation filters apply to OpenAPI sources; use options.include/exclude")
         filters = self.filters(top) if kind == "openapi" else OperationFilter()
@@ -292,6 +296,7 @@ class _Reader:
             tool_mode=tool_mode or "static",
             page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
             max_response_chars=100_000 if max_chars is None else max_chars,
+            allow_remote_refs=bool(remote),
             client_profile=profile or None,
             resources=bool(resources),
         )

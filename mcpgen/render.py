@@ -20,6 +20,9 @@ RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ANNOTATION = re.compile(r"^[A-Za-z_][A-Za-z0-9_\[\], |.]*$")
+# Above this many operations the typed API becomes a package of modules this size, so no
+# generated module is too big to read, import or type-check (Microsoft Graph's was 13 MB).
+OPERATIONS_PER_MODULE = 150
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -362,7 +365,8 @@ def render_project(project: Project) -> dict[str, str]:
         context["security_schemes"] = {s.name: security_view(s) for s in project.security_schemes}
         files[f"{pkg}/auth.py"] = "src/auth.py.j2"
         files[f"{pkg}/upstream.py"] = "src/upstream.py.j2"
-        files[f"{pkg}/operations.py"] = "src/operations.py.j2"
+        if len(operations) <= OPERATIONS_PER_MODULE:
+            files[f"{pkg}/operations.py"] = "src/operations.py.j2"
         files[f"{pkg}/transport.py"] = "src/transport.py.j2"
     else:
         files[f"{pkg}/functions.py"] = "src/functions.py.j2"
@@ -372,13 +376,34 @@ def render_project(project: Project) -> dict[str, str]:
         context["prompt_entries"] = [prompt_entry(p) for p in project.prompts]
     files.update(project_tests.test_templates(project))
     context["tool_cases"] = project_tests.tool_cases(project)
-    out = {path: env.get_template(template).render(context) for path, template in files.items()}
+    out = {path: env.get_template(template).render({**context, "up": "."}) for path, template in files.items()}
+    if openapi and len(context["operations"]) > OPERATIONS_PER_MODULE:
+        out.update(_operation_modules(env, context, f"{pkg}/operations"))
     if project.models:
         for module in project.models:
             out[f"{pkg}/models/{module.path}"] = module.source
     for relative, text in project.copied_files:
         out[f"{pkg}/{relative}"] = text
     return dict(sorted(out.items()))
+
+
+def _operation_modules(env: jinja2.Environment, context: dict[str, Any], folder: str) -> dict[str, str]:
+    """The typed API as a package: `part_NNN.py` modules of OPERATIONS_PER_MODULE operations
+    each, in tool order (deterministic), re-exported by `__init__.py`."""
+    operations = context["operations"]
+    chunks = [operations[i : i + OPERATIONS_PER_MODULE] for i in range(0, len(operations), OPERATIONS_PER_MODULE)]
+    template = env.get_template("src/operations.py.j2")
+    out: dict[str, str] = {}
+    parts = []
+    for number, chunk in enumerate(chunks, start=1):
+        module = f"part_{number:03d}"
+        imports = sorted({(op["model_module"], op["model_class"]) for op in chunk if op["model_module"]})
+        part_context = {**context, "operations": chunk, "model_imports": imports, "up": ".."}
+        out[f"{folder}/{module}.py"] = template.render(part_context)
+        parts.append({"module": module, "functions": [op["function"] for op in chunk]})
+    index = {**context, "operation_parts": parts, "operations_per_module": OPERATIONS_PER_MODULE}
+    out[f"{folder}/__init__.py"] = env.get_template("src/operations_index.py.j2").render(index)
+    return out
 
 
 def render_user_files(project: Project) -> dict[str, str]:

@@ -58,12 +58,17 @@ def load_document(path: Path, diagnostics: Diagnostics) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         diagnostics.error(f"cannot read file: {exc}")
         raise GenerationError(diagnostics.items) from None
+    return parse_text(text, path.suffix.lower() == ".json", diagnostics)
+
+
+def parse_text(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
+    """Parse a document's text as JSON (when `is_json` or it looks like JSON) or YAML."""
     diagnostics.line_resolver = _lazy_lines(text)
-    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+    if is_json or text.lstrip().startswith("{"):
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            if path.suffix.lower() == ".json":
+            if is_json:
                 diagnostics.error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
                 raise GenerationError(diagnostics.items) from None
     try:

@@ -6,12 +6,13 @@ located warning while the rest of the spec is generated.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urljoin
 
 from pydantic import ValidationError
 
@@ -35,13 +36,15 @@ from mcpgen.ir import (
 from mcpgen.output_schemas import relax_output_schema
 from mcpgen.schemas import (
     ModelIndex,
+    ModelJob,
     SchemaConverter,
-    generate_models,
+    start_models,
     hoist_defs,
     is_object_schema,
     merge_all_of,
 )
 from mcpgen.sources.document import load_document
+from mcpgen.sources.refs import bundle
 from mcpgen.sources.swagger2 import is_swagger2, to_openapi3
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -56,6 +59,7 @@ class OpenApiOptions:
     max_name_length: int = naming.DEFAULT_MAX_TOOL_NAME
     models: bool = True
     filters: OperationFilter = field(default_factory=OperationFilter)
+    allow_remote_refs: bool = False  # fetch http(s) `$ref`s (otherwise a located error)
 
 
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
@@ -66,6 +70,7 @@ def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics)
     if is_swagger2(document):
         diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
         document = to_openapi3(document, diagnostics)
+    document = bundle(document, path, diagnostics, options.allow_remote_refs)
     return _Parser(path, document, options, diagnostics).project()
 
 
@@ -76,6 +81,7 @@ class _Parser:
         self.options = options
         self.diag = diagnostics
         self._resolved: dict[str, Any] = {}
+        self._raw_responses: dict[str, Any] = {}  # operation pointer -> its JSON response schema as written
         self.version = self._version()
         self.openapi_30 = self.version.startswith("3.0")
         self.converter = SchemaConverter(self.resolve, self.openapi_30, self._warn)
@@ -163,17 +169,22 @@ class _Parser:
         names = naming.assign_tool_names(
             [naming.ToolNameRequest(op.key, op.wanted_name) for op in operations], self.options.max_name_length
         )
-        model_index = self._models()
+        models_at = len(self.diag.items)  # model warnings are reported here, whenever they arrive
+        pending = self._start_models()
         tools = []
         used_python_names: set[str] = set()
         for op, tool_name in zip(operations, names, strict=True):
             if tool_name.reason:
                 self.diag.info(f"tool {op.wanted_name!r} renamed to {tool_name.name!r}: {tool_name.reason}", op.pointer)
-            tool = self._tool(op, tool_name.name, schemes, model_index, used_python_names)
+            tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
             if tool is not None:
                 tools.append(tool)
+        model_index = self._finish_models(pending, models_at)
+        if model_index.classes:
+            tools = [self._typed(tool, model_index) for tool in tools]
         base_url = self._base_url()
-        env_vars = [EnvVar(f"{prefix}_BASE_URL", "Base URL of the API", base_url)]
+        base_text = "Base URL of the API" if base_url else "Base URL of the API (required: the spec gives no absolute URL)"
+        env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
         for scheme in schemes.values():
             env_vars.extend(_scheme_env_vars(scheme))
         return Project(
@@ -193,18 +204,57 @@ class _Parser:
         )
 
     def _base_url(self) -> str | None:
+        """The first server's URL, variables set to their defaults; a relative one resolved
+        against the spec's own location (APIs.guru's `info.x-origin`), else None: the
+        generated server then asks for `<PREFIX>_BASE_URL` when a tool is called."""
         servers = self.doc.get("servers")
         if not isinstance(servers, list) or not servers or not isinstance(servers[0], dict):
             return None
         url = str(servers[0].get("url") or "")
         variables = servers[0].get("variables") or {}
         for var, spec in variables.items() if isinstance(variables, dict) else []:
-            default = spec.get("default") if isinstance(spec, dict) else None
-            if default is not None:
-                url = url.replace("{" + var + "}", str(default))
+            url = url.replace("{" + var + "}", self._server_variable(str(var), spec))
         if "{" in url:
-            self._warn(f"server URL {url!r} has variables without defaults", "/servers/0/url")
+            self._warn(f"server URL {url!r} has variables without defaults; set the base URL at run time", "/servers/0/url")
+            return None
+        if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url):
+            location = self._spec_location()
+            if location is None:
+                if url.startswith("//"):  # scheme-relative: the host is known
+                    return "https:" + url.rstrip("/")
+                self._warn(
+                    f"server URL {url!r} is relative and the spec's own location is unknown; "
+                    "the generated server needs its base URL at run time (environment or --base-url)",
+                    "/servers/0/url",
+                )
+                return None
+            url = urljoin(location, url or ".")
         return url.rstrip("/") or None
+
+    def _server_variable(self, name: str, spec: Any) -> str:
+        """A server variable's value: its default, else the first of its enum."""
+        pointer = join_pointer("/servers/0/variables", name)
+        spec = spec if isinstance(spec, dict) else {}
+        default, choices = spec.get("default"), spec.get("enum")
+        choices = [str(c) for c in choices] if isinstance(choices, list) else []
+        if default is None and choices:
+            self._warn(f"server variable {name!r} has no default; using the first of its enum, {choices[0]!r}", pointer)
+            return choices[0]
+        if default is None:
+            return "{" + name + "}"
+        if choices and str(default) not in choices:
+            self._warn(f"server variable {name!r}: default {str(default)!r} is not among its enum {choices}", pointer)
+        return str(default)
+
+    def _spec_location(self) -> str | None:
+        """Where the spec was published, when it says so (APIs.guru: `info.x-origin[].url`)."""
+        info = self.doc.get("info")
+        origins = info.get("x-origin") if isinstance(info, dict) else None
+        for origin in origins if isinstance(origins, list) else []:
+            url = origin.get("url") if isinstance(origin, dict) else None
+            if isinstance(url, str) and re.match(r"^https?://[^/]", url):
+                return url
+        return None
 
     def _security_schemes(self, prefix: str) -> dict[str, SecurityScheme]:
         raw = (self.doc.get("components") or {}).get("securitySchemes") or {}
@@ -254,14 +304,41 @@ class _Parser:
         self._warn(f"security scheme {name!r} of type {kind!r} is not supported; ignored", pointer)
         return None
 
-    def _models(self) -> ModelIndex:
-        if not self.options.models:
+    def _start_models(self) -> ModelJob | None:
+        """Typed models are generated in a forked process while the tools are converted
+        (on big specs each takes a third of the time); see `schemas.start_models`."""
+        return start_models(self.doc) if self.options.models else None
+
+    def _finish_models(self, job: ModelJob | None, at: int) -> ModelIndex:
+        if job is None:
             return ModelIndex((), {})
+        own = Diagnostics(self.diag.file, line_resolver=self.diag.line_resolver)
+        index = self._models(job, own)
+        self.diag.items[at:at] = own.items
+        return index
+
+    def _typed(self, tool: Tool, models: ModelIndex) -> Tool:
+        route = tool.route
+        raw = self._raw_responses.get(tool.origin.pointer)
+        if route is None or raw is None:
+            return tool
+        response_type, model = typed_response(raw, models)
+        if model is None:
+            return tool
+        typed = dataclasses.replace(
+            route, response_type=response_type, response_model=model[1], response_model_module=model[0]
+        )
+        return dataclasses.replace(tool, route=typed)
+
+    def _models(self, job: ModelJob, diagnostics: Diagnostics) -> ModelIndex:
         try:
-            return generate_models(self.doc, self._warn)
+            index, warnings = job.result()
+            for message, pointer in warnings:
+                diagnostics.warning(message, pointer)
+            return index
         except Exception as exc:  # noqa: BLE001 - a third-party generator on messy input
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            self._warn(
+            diagnostics.warning(
                 f"typed models could not be generated ({type(exc).__name__}: {message[:300]}); "
                 "typed functions return plain JSON",
                 "/components/schemas",
@@ -581,14 +658,8 @@ class _Parser:
         schema = merge_all_of(self.converter.convert(raw, join_pointer(pointer, "content", json_media, "schema"), "response"))
         is_object = is_object_schema(schema)
         schema = relax_output_schema(schema)  # describe the response, never reject a real one
-        model = _model_for(raw, models)
-        response_type = "Any"
-        if model is not None:
-            response_type = model[1]
-        elif isinstance(raw, dict) and raw.get("type") == "array" and isinstance(raw.get("items"), dict):
-            item = _model_for(raw["items"], models)
-            if item is not None:
-                model, response_type = item, f"list[{item[1]}]"
+        self._raw_responses[op.pointer] = raw
+        response_type, model = typed_response(raw, models)
         if is_object:
             schema["type"] = "object"  # the root stays an object: structuredContent always is one
             return schema, False, "json", response_type, model
@@ -748,6 +819,19 @@ def _file_argument_schema(schema: Any, defs: dict[str, Any], upload_env: str) ->
     if isinstance(description, str) and description:
         one["description"] = description + "\n\n" + one["description"]
     return one
+
+
+def typed_response(raw: Any, models: ModelIndex) -> tuple[str, tuple[str, str] | None]:
+    """The typed function's return annotation for a raw response schema, and the
+    (module, class) of the model it names, if one was generated."""
+    model = _model_for(raw, models)
+    if model is not None:
+        return model[1], model
+    if isinstance(raw, dict) and raw.get("type") == "array" and isinstance(raw.get("items"), dict):
+        item = _model_for(raw["items"], models)
+        if item is not None:
+            return f"list[{item[1]}]", item
+    return "Any", None
 
 
 def _model_for(raw: Any, models: ModelIndex) -> tuple[str, str] | None:

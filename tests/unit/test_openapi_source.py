@@ -160,3 +160,36 @@ def test_yaml_diagnostics_carry_line_numbers(tmp_path: Path) -> None:
     parse_openapi(path, OpenApiOptions(models=False), diagnostics)
     (warning,) = [d for d in diagnostics.items if d.level is Level.WARNING]
     assert str(warning).startswith("warning: spec.yaml#/paths/~1a~1{id}/get (line 7): path parameter(s) ['id'] are not declared")
+
+
+@pytest.mark.parametrize(
+    ("server", "info", "expected", "warning"),
+    [
+        ({"url": "https://{region}.example.com", "variables": {"region": {"enum": ["us", "eu"]}}}, {},
+         "https://us.example.com", "server variable 'region' has no default; using the first of its enum, 'us'"),
+        ({"url": "https://{region}.example.com", "variables": {"region": {"default": "mars", "enum": ["us", "eu"]}}}, {},
+         "https://mars.example.com", "server variable 'region': default 'mars' is not among its enum ['us', 'eu']"),
+        ({"url": "https://{region}.example.com"}, {}, None, "has variables without defaults"),
+        ({"url": "/api/v2"}, {"x-origin": [{"url": "https://docs.example.com/specs/openapi.json"}]},
+         "https://docs.example.com/api/v2", None),
+        ({"url": "v2/"}, {"x-origin": [{"url": "https://docs.example.com/specs/openapi.json"}]},
+         "https://docs.example.com/specs/v2", None),
+        ({"url": "//api.example.com/v1"}, {}, "https://api.example.com/v1", None),
+        ({"url": "/api/v2"}, {}, None, "server URL '/api/v2' is relative and the spec's own location is unknown"),
+    ],
+    ids=["enum-no-default", "default-outside-enum", "no-default", "relative-origin", "relative-path-origin",
+         "scheme-relative", "relative-unknown"],
+)
+def test_server_urls(tmp_path: Path, server: dict, info: dict, expected: str | None, warning: str | None) -> None:
+    doc = spec({}, servers=[server])
+    doc["info"].update(info)
+    project, diagnostics = parse(tmp_path, doc)
+    assert project.base_url == expected
+    warnings = [d.message for d in diagnostics if d.level is Level.WARNING]
+    if warning is None:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and warning in warnings[0]
+    base = project.env_vars[0]
+    assert base.name == "TEST_API_BASE_URL" and base.default == expected
+    assert ("required" in base.description) == (expected is None)

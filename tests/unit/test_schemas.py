@@ -35,7 +35,8 @@ def convert(schema: Any, components: dict[str, Any] | None = None, openapi_30: b
         ({"type": "integer", "maximum": 9, "exclusiveMaximum": False}, {"type": "integer", "maximum": 9}),
         ({"type": "string", "example": "x"}, {"type": "string", "examples": ["x"]}),
         ({"type": "array"}, {"type": "array", "items": {}}),
-        ({"type": "object", "discriminator": {"propertyName": "k"}, "xml": {}, "x-internal": 1}, {"type": "object"}),
+        ({"type": "object", "discriminator": {"propertyName": "k", "mapping": {"a": "#/x"}}, "xml": {}, "x-internal": 1},
+         {"type": "object", "discriminator": {"propertyName": "k"}}),
         ({"type": "string", "pattern": "^(?<year>\\d{4})$"}, {"type": "string"}),  # ECMAScript named group
         ({"type": "object", "properties": {"a": {}}, "required": ["a", "a"]}, {"type": "object", "properties": {"a": {}}, "required": ["a"]}),
     ],

@@ -1,0 +1,225 @@
+"""External `$ref`s: relative files (YAML and JSON), fragments, nesting, cycles, refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from mcpgen.diagnostics import Diagnostics, GenerationError, Level
+from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _parse(spec: Path, **options: object) -> tuple[object, list[object]]:
+    diagnostics = Diagnostics(file=str(spec))
+    project = parse_openapi(spec, OpenApiOptions(models=False, **options), diagnostics)  # type: ignore[arg-type]
+    return project, diagnostics.items
+
+
+ROOT = """\
+openapi: 3.0.3
+info: {title: Ext, version: "1"}
+paths:
+  /pets:
+    $ref: "paths/pets.yaml"
+  /pets/{id}:
+    get:
+      operationId: getPet
+      parameters:
+        - $ref: "common/params.json#/id"
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "schemas/pet.yaml#/Pet"}
+"""
+
+PATHS = """\
+get:
+  operationId: listPets
+  parameters:
+    - $ref: "../common/params.json#/limit"
+  responses:
+    "200":
+      description: ok
+      content:
+        application/json:
+          schema:
+            type: array
+            items: {$ref: "../schemas/pet.yaml#/Pet"}
+"""
+
+PARAMS = {
+    "id": {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+    "limit": {"name": "limit", "in": "query", "schema": {"$ref": "#/Limit"}},
+    "Limit": {"type": "integer", "maximum": 100},
+}
+
+# Pet -> Owner (another file) -> Pet again: a cycle across files
+PET = """\
+Pet:
+  type: object
+  required: [name]
+  properties:
+    name: {type: string}
+    owner: {$ref: "owner.yaml#/Owner"}
+"""
+OWNER = """\
+Owner:
+  type: object
+  properties:
+    login: {type: string}
+    pets:
+      type: array
+      items: {$ref: "pet.yaml#/Pet"}
+"""
+
+
+def _tree(tmp_path: Path, root_name: str = "api spec.yaml") -> Path:
+    _write(tmp_path / "paths" / "pets.yaml", PATHS)
+    _write(tmp_path / "common" / "params.json", json.dumps(PARAMS))
+    _write(tmp_path / "schemas" / "pet.yaml", PET)
+    _write(tmp_path / "schemas" / "owner.yaml", OWNER)
+    return _write(tmp_path / root_name, ROOT)
+
+
+def test_relative_files_fragments_nesting_and_cycles_are_bundled(tmp_path: Path) -> None:
+    project, diagnostics = _parse(_tree(tmp_path))  # a file name with a space
+    tools = {t.name: t for t in project.tools}  # type: ignore[attr-defined]
+    assert sorted(tools) == ["getPet", "listPets"]
+    listing = tools["listPets"]
+    assert listing.input_schema["properties"]["limit"]["maximum"] == 100  # a local ref inside params.json
+    assert [p.location for p in listing.route.params] == ["query"]
+    get = tools["getPet"]
+    assert get.route.params[0].name == "id" and get.route.params[0].location == "path"
+    output = get.output_schema
+    jsonschema.Draft202012Validator.check_schema(output)
+    # the cycle Pet -> Owner -> Pet stays a reference in $defs
+    assert output["properties"]["owner"]["properties"]["pets"]["items"] == {"$ref": "#/$defs/Pet"}
+    validator = jsonschema.Draft202012Validator(output)
+    assert validator.is_valid({"name": "rex", "owner": {"login": "a", "pets": [{"name": "b"}]}})
+    assert not validator.is_valid({"name": "rex", "owner": {"pets": [{"owner": {}}]}})  # nested Pet lacks name
+    read = sorted(d.message for d in diagnostics if d.level is Level.INFO and "external" in d.message)  # type: ignore[attr-defined]
+    assert read == [
+        "external $ref: read common/params.json",
+        "external $ref: read paths/pets.yaml",
+        "external $ref: read schemas/owner.yaml",
+        "external $ref: read schemas/pet.yaml",
+    ]
+    assert not [d for d in diagnostics if d.level is not Level.INFO]  # type: ignore[attr-defined]
+
+
+def test_external_schemas_become_component_schemas_with_models(tmp_path: Path) -> None:
+    spec = _tree(tmp_path)
+    diagnostics = Diagnostics(file=str(spec))
+    project = parse_openapi(spec, OpenApiOptions(models=True), diagnostics)
+    get = next(t for t in project.tools if t.name == "getPet")
+    assert get.route is not None and get.route.response_model == "Pet"
+
+
+def test_a_missing_file_is_a_located_error(tmp_path: Path) -> None:
+    spec = _write(tmp_path / "spec.yaml", ROOT)
+    with pytest.raises(GenerationError) as caught:
+        _parse(spec)
+    (error,) = [d for d in caught.value.diagnostics if d.level is Level.ERROR]
+    assert str(error) == (
+        f"error: {spec}#/paths/~1pets (line 4): $ref 'paths/pets.yaml': file paths/pets.yaml not found "
+        "(check the path; it is relative to the file that holds the ref)"
+    )
+
+
+def test_an_error_inside_another_file_names_that_file_and_line(tmp_path: Path) -> None:
+    spec = _tree(tmp_path)
+    _write(tmp_path / "schemas" / "owner.yaml", OWNER.replace("pet.yaml#/Pet", "pet.yaml#/Cat"))
+    with pytest.raises(GenerationError) as caught:
+        _parse(spec)
+    (error,) = [d for d in caught.value.diagnostics if d.level is Level.ERROR]
+    assert error.file == "schemas/owner.yaml"
+    assert error.pointer == "/Owner/properties/pets/items"
+    assert error.line == 7
+    assert "points at nothing in schemas/pet.yaml" in error.message
+
+
+def test_non_spec_files_are_never_read(tmp_path: Path) -> None:
+    secret = _write(tmp_path.parent / f"{tmp_path.name}-secret.txt", "password")
+    spec = _write(tmp_path / "spec.yaml", ROOT.replace("paths/pets.yaml", f"../{secret.name}"))
+    with pytest.raises(GenerationError) as caught:
+        _parse(spec)
+    (error,) = [d for d in caught.value.diagnostics if d.level is Level.ERROR]
+    assert "which is not a .json, .yaml or .yml file" in error.message
+    assert error.line == 4
+
+
+def test_remote_refs_are_refused_without_the_flag(tmp_path: Path) -> None:
+    spec = _write(tmp_path / "spec.yaml", ROOT.replace("paths/pets.yaml", "https://example.invalid/pets.yaml"))
+    with pytest.raises(GenerationError) as caught:
+        _parse(spec)
+    (error,) = [d for d in caught.value.diagnostics if d.level is Level.ERROR]
+    assert str(error) == (
+        f"error: {spec}#/paths/~1pets (line 4): remote $ref 'https://example.invalid/pets.yaml' is not fetched "
+        "(pass --allow-remote-refs to fetch it, or save the file beside the spec)"
+    )
+
+
+def test_remote_refs_are_fetched_with_the_flag(tmp_path: Path) -> None:
+    import http.server
+    import threading
+
+    site = tmp_path / "site"
+    _write(site / "paths" / "pets.yaml", PATHS)
+    _write(site / "common" / "params.json", json.dumps(PARAMS))
+    _write(site / "schemas" / "pet.yaml", PET)
+    _write(site / "schemas" / "owner.yaml", OWNER)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, directory=str(site), **kwargs)  # type: ignore[arg-type]
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        text = ROOT.replace('"paths/pets.yaml"', f'"{base}paths/pets.yaml"')
+        text = text.replace('"common/params.json', f'"{base}common/params.json')
+        text = text.replace('"schemas/pet.yaml', f'"{base}schemas/pet.yaml')
+        project, diagnostics = _parse(_write(tmp_path / "spec.yaml", text), allow_remote_refs=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert sorted(t.name for t in project.tools) == ["getPet", "listPets"]  # type: ignore[attr-defined]
+    # refs relative to a fetched file are fetched relative to its URL
+    assert f"external $ref: read {base}schemas/owner.yaml" in [d.message for d in diagnostics]  # type: ignore[attr-defined]
+
+
+def test_a_spec_without_external_refs_is_left_as_is(tmp_path: Path) -> None:
+    from mcpgen.sources.refs import bundle
+
+    doc = {"openapi": "3.1.0", "paths": {}, "components": {"schemas": {"A": {"enum": [{"$ref": "x.yaml"}]}}}}
+    assert bundle(doc, tmp_path / "spec.yaml", Diagnostics()) is doc
+
+
+def test_a_deeply_nested_document_with_external_refs_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    from mcpgen.sources.refs import bundle
+
+    _tree(tmp_path)
+    deep: dict = {"type": "string"}
+    for _ in range(5000):
+        deep = {"type": "array", "items": deep}
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+           "paths": {"/pets": {"$ref": "paths/pets.yaml"}}, "components": {"schemas": {"Deep": deep}}}
+    with pytest.raises(GenerationError) as caught:
+        bundle(doc, tmp_path / "deep.json", Diagnostics(file="deep.json"))
+    assert "nests too deeply" in str(caught.value)

@@ -1,0 +1,325 @@
+"""Schema rules of issue 5, one small spec each: what is kept, translated, dropped, warned."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from mcpgen.diagnostics import Diagnostics, Level
+from mcpgen.schemas import generate_models
+from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+from tests.unit.spec_helpers import ok, parse, spec
+from tests.unit.test_schemas import convert
+
+
+def _body_op(schema: dict[str, Any], response: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"post": {
+        "operationId": "op",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
+        "responses": ok(schema=response if response is not None else schema),
+    }}
+
+
+# -- leniency: warn with the location, generate anyway ------------------------------
+
+
+def test_lenient_rules_warn_with_location_and_generate(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "required": ["name", "ghost"],  # `ghost` is no property
+        "properties": {
+            "name": {"type": "string", "pattern": "^\\p{L}+$"},  # ECMAScript (u flag) only
+            "size": {"type": "integer", "default": "big"},  # default of the wrong type
+            "score": {"type": "number", "maximum": 10, "exclusiveMaximum": True},  # 3.0 syntax in 3.1
+        },
+    }
+    doc = spec({"/x": _body_op(schema)}, version="3.1.0", components={"schemas": {"Thing": schema}})
+    doc["paths"]["/x"]["post"]["responses"] = ok(schema={"$ref": "#/components/schemas/Thing"})
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(doc, indent=1))
+    diagnostics = Diagnostics(file="spec.json")
+    project = parse_openapi(path, OpenApiOptions(models=True), diagnostics)
+    (tool,) = project.tools
+    warnings = {(d.pointer, d.message) for d in diagnostics.items if d.level is Level.WARNING}
+    body = "/paths/~1x/post/requestBody/content/application~1json/schema"
+    assert (body, "required ['ghost'] not among the properties; dropped") in warnings
+    assert (f"{body}/properties/name", "pattern '^\\\\p{L}+$' is not a valid Python regex; dropped") in warnings
+    assert (f"{body}/properties/size", "default 'big' does not match the schema; dropped") in warnings
+    assert (f"{body}/properties/score",
+            "boolean exclusiveMinimum/exclusiveMaximum is OpenAPI 3.0 syntax; read as such") in warnings
+    assert all(d.line is not None for d in diagnostics.items if d.pointer.startswith(body))
+    props = tool.input_schema["properties"]
+    assert tool.input_schema["required"] == ["name"]
+    assert props["score"] == {"type": "number", "exclusiveMaximum": 10}
+    assert props["size"] == {"type": "integer"} and props["name"] == {"type": "string"}
+    # the typed model was generated too, despite the same problems in the component schema
+    assert tool.route is not None and tool.route.response_model == "Thing"
+
+
+def test_one_broken_operation_is_skipped_the_rest_generated(tmp_path: Path) -> None:
+    doc = spec({
+        "/a": {"get": {"operationId": "a", "responses": ok(schema={"type": "file"})}},  # type: file (2.0 only)
+        "/b": {"get": {"operationId": "b", "responses": "not a map"}},
+        "/c": {"post": {"operationId": "c", "requestBody": {"content": {"application/x-unknown": {}}}, "responses": ok()}},
+    })
+    project, diagnostics = parse(tmp_path, doc)
+    assert [t.name for t in project.tools] == ["a"]  # a bad *schema* is repaired, not fatal
+    warned = {d.pointer for d in diagnostics if d.level is Level.WARNING}
+    assert "/paths/~1b/get" in warned and "/paths/~1c/post/requestBody" in warned
+
+
+def test_schemas_are_blanked_before_operation_validation(tmp_path: Path) -> None:
+    # map-shaped `examples` inside a schema fail openapi-pydantic; the operation survives
+    weird = {"type": "object", "properties": {"a": {"type": "string", "examples": {"one": "x"}}}}
+    project, _ = parse(tmp_path, spec({"/x": {"get": {"operationId": "x", "responses": ok(schema=weird)}}}))
+    (tool,) = project.tools
+    assert tool.output_schema is not None
+    assert tool.output_schema["properties"]["a"] == {"type": "string"}  # the map is no example list
+
+
+# -- schema shapes -------------------------------------------------------------------
+
+
+def test_unions_and_discriminator_are_kept_below_the_top_level(tmp_path: Path) -> None:
+    cat = {"type": "object", "properties": {"kind": {"const": "cat"}, "meow": {"type": "boolean"}}}
+    dog = {"type": "object", "properties": {"kind": {"const": "dog"}, "bark": {"type": "boolean"}}}
+    pet = {"oneOf": [{"$ref": "#/components/schemas/Cat"}, {"$ref": "#/components/schemas/Dog"}],
+           "discriminator": {"propertyName": "kind", "mapping": {"cat": "#/components/schemas/Cat"}}}
+    body = {"type": "object", "properties": {"pet": pet, "tag": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}
+    doc = spec({"/x": _body_op(body), "/y": _body_op(pet)}, version="3.1.0",
+               components={"schemas": {"Cat": cat, "Dog": dog}})
+    x, y = parse(tmp_path, doc)[0].tools
+    for tool in (x, y):
+        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+        assert not {"oneOf", "anyOf", "allOf", "discriminator"} & set(tool.input_schema)
+    assert x.input_schema["properties"]["pet"]["discriminator"] == {"propertyName": "kind"}
+    assert len(x.input_schema["properties"]["pet"]["oneOf"]) == 2
+    assert "anyOf" in x.input_schema["properties"]["tag"]
+    assert "oneOf" in y.input_schema["properties"]["body"]  # a union body goes under `body`
+
+
+def test_all_of_is_merged_only_where_safe(tmp_path: Path) -> None:
+    base = {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}
+    merged = {"allOf": [{"$ref": "#/components/schemas/Base"}, {"properties": {"name": {"type": "string"}}}]}
+    unsafe = {"allOf": [{"$ref": "#/components/schemas/Base"}, {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}]}
+    doc = spec({"/m": _body_op(merged), "/u": _body_op(unsafe)}, components={"schemas": {"Base": base}})
+    m, u = parse(tmp_path, doc)[0].tools
+    assert list(m.input_schema["properties"]) == ["id", "name"] and m.input_schema["required"] == ["id"]
+    assert "allOf" in u.input_schema["properties"]["body"]  # kept whole, under `body`
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"type": "integer", "nullable": True}, {"type": ["integer", "null"]}),
+        ({"$ref": "#/components/schemas/A", "nullable": True}, {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}),
+        ({"nullable": True, "description": "d"}, {"anyOf": [{"description": "d"}, {"type": "null"}]}),
+        ({"enum": [1, "a", True, None, 1.5]}, {"enum": [1, "a", True, None, 1.5]}),
+        ({"type": "integer", "enum": [1, 2], "nullable": True}, {"type": ["integer", "null"], "enum": [1, 2, None]}),
+        ({"type": "string", "format": "date-time"}, {"type": "string", "format": "date-time"}),
+        ({"type": "string", "format": "my-own-format"}, {"type": "string", "format": "my-own-format"}),
+    ],
+    ids=["nullable", "nullable-ref", "nullable-untyped", "scalar-enum", "nullable-enum", "format", "custom-format"],
+)
+def test_nullable_enums_and_formats(schema: dict[str, Any], expected: dict[str, Any]) -> None:
+    assert convert(schema, {"A": {"type": "string", "format": "uuid"}})[0] == expected
+
+
+def test_read_only_and_write_only_through_a_whole_operation(tmp_path: Path) -> None:
+    user = {"type": "object", "required": ["id", "password", "name"], "properties": {
+        "id": {"type": "integer", "readOnly": True},
+        "password": {"type": "string", "writeOnly": True},
+        "name": {"type": "string"},
+    }}
+    doc = spec({"/u": _body_op({"$ref": "#/components/schemas/User"}, {"$ref": "#/components/schemas/User"})},
+               components={"schemas": {"User": user}})
+    (tool,) = parse(tmp_path, doc)[0].tools
+    assert list(tool.input_schema["properties"]) == ["password", "name"]
+    assert tool.input_schema["required"] == ["password", "name"]
+    assert tool.output_schema is not None
+    assert list(tool.output_schema["properties"]) == ["id", "name"] and tool.output_schema["required"] == ["id", "name"]
+
+
+def test_recursive_schemas_live_in_defs_of_the_input_schema(tmp_path: Path) -> None:
+    node = {"type": "object", "properties": {"label": {"type": "string"},
+                                              "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}
+    doc = spec({"/t": _body_op({"$ref": "#/components/schemas/Node"})}, components={"schemas": {"Node": node}})
+    (tool,) = parse(tmp_path, doc)[0].tools
+    schema = tool.input_schema
+    assert schema["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+    assert "Node" in schema["$defs"]
+    validator = jsonschema.Draft202012Validator(schema)
+    assert validator.is_valid({"label": "a", "children": [{"children": [{"label": "c"}]}]})
+    assert not validator.is_valid({"children": [{"children": [{"label": 3}]}]})
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected", "warning"),
+    [
+        ({"type": "string", "enum": ["a", "b"], "default": "c"}, {"type": "string", "enum": ["a", "b"]},
+         "default 'c' does not match the schema; dropped"),
+        ({"type": "integer", "default": 3}, {"type": "integer", "default": 3}, None),
+        ({"type": "object", "properties": {"a": {}}, "required": ["a", "b"]},
+         {"type": "object", "properties": {"a": {}}, "required": ["a"]}, "required ['b'] not among the properties; dropped"),
+        ({"type": "object", "properties": {"a": {}}, "required": ["b"]}, {"type": "object", "properties": {"a": {}}},
+         "required ['b'] not among the properties; dropped"),
+        # `b` may come from additionalProperties: kept
+        ({"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "string"}, "required": ["b"]},
+         {"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "string"}, "required": ["b"]}, None),
+    ],
+    ids=["default-outside-enum", "default-ok", "required-partly-missing", "required-all-missing", "required-additional"],
+)
+def test_default_and_required_pruning(schema: dict[str, Any], expected: dict[str, Any], warning: str | None) -> None:
+    out, warnings = convert(schema)
+    assert out == expected
+    assert warnings == ([f"/x: {warning}"] if warning else [])
+
+
+# -- typed models ----------------------------------------------------------------------
+
+
+def _import_models(tmp_path: Path, modules: Any, package: str) -> Any:
+    root = tmp_path / package / "models"
+    root.mkdir(parents=True)
+    (tmp_path / package / "__init__.py").write_text("")
+    for module in modules:
+        (root / module.path).parent.mkdir(parents=True, exist_ok=True)
+        (root / module.path).write_text(module.source)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        return importlib.import_module(f"{package}.models")
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_keyword_named_model_classes_get_importable_modules(tmp_path: Path) -> None:
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
+        "from": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "Class": {"type": "object", "properties": {"b": {"type": "integer"}}},
+    }}}
+    index = generate_models(doc)
+    assert set(index.classes) == {"from", "Class"}
+    for name, (path, cls) in index.classes.items():
+        module_name = path[:-3].replace("/", ".")
+        assert module_name.isidentifier() or all(p.isidentifier() for p in module_name.split("."))
+        assert not __import__("keyword").iskeyword(module_name.rsplit(".", 1)[-1]), (name, path)
+    _import_models(tmp_path, index.modules, "kwpkg")
+    for path, cls in index.classes.values():
+        module = importlib.import_module("kwpkg.models." + path[:-3].replace("/", "."))
+        getattr(module, cls)
+
+
+def test_x_python_import_and_other_extensions_never_reach_models() -> None:
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
+        "Evil": {"type": "object", "x-python-import": {"import": "os", "from": "os"},
+                 "properties": {"a": {"type": "string", "x-python-type": "os.system"}}},
+    }}}
+    index = generate_models(doc)
+    text = "\n".join(m.source for m in index.modules)
+    assert "import os" not in text and "os.system" not in text and "class Evil" in text
+
+
+def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path) -> None:
+    bad = {"type": "object", "properties": {"n": {"type": "string", "pattern": "[[A-Z0-9]{1,18}"}}}
+    pet = {"type": "object", "properties": {"id": {"type": "integer"}}}
+    doc = spec({"/p": {"get": {"operationId": "p", "responses": ok(schema={"$ref": "#/components/schemas/Pet"})}},
+                "/b": {"get": {"operationId": "b", "responses": ok(schema={"$ref": "#/components/schemas/Bad"})}}},
+               components={"schemas": {"Pet": pet, "Bad": bad}})
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(doc))
+    # A fresh interpreter: forking needs a single-threaded process, which a test session may not be.
+    script = (
+        "import sys, json\n"
+        "from pathlib import Path\n"
+        "import mcpgen.schemas as schemas\n"
+        "from mcpgen.diagnostics import Diagnostics\n"
+        "from mcpgen.sources.openapi import OpenApiOptions, parse_openapi\n"
+        "def run():\n"
+        "    d = Diagnostics(file='spec.json')\n"
+        "    p = parse_openapi(Path(sys.argv[1]), OpenApiOptions(models=True), d)\n"
+        "    return [repr(p), [str(x) for x in d.items]]\n"
+        "here = run()\n"
+        "schemas._FORK_MIN_SCHEMAS = 1\n"
+        "job = schemas.start_models(json.loads(Path(sys.argv[1]).read_text()))\n"
+        "assert job._process is not None, 'not forked'\n"
+        "job.result()\n"
+        "forked = run()\n"
+        "assert forked == here, 'forked models differ'\n"
+        "assert \"response_model='Pet'\" in forked[0]\n"
+        "print('ok', len(forked[1]))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=root, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok ")
+
+
+def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen import schemas
+
+    def explode(document: Any) -> Any:
+        raise ValueError("no models today")
+
+    monkeypatch.setattr(schemas, "_FORK_MIN_SCHEMAS", 1)
+    monkeypatch.setattr(schemas, "_datamodel_codegen", explode)
+    doc = spec({"/p": {"get": {"operationId": "p", "responses": ok(schema={"$ref": "#/components/schemas/Pet"})}}},
+               components={"schemas": {"Pet": {"type": "object"}}})
+    project, _ = parse(tmp_path, doc)  # models=False: nothing forked
+    assert project.tools
+    path = tmp_path / "spec.json"
+    d = Diagnostics(file="spec.json")
+    project = parse_openapi(path, OpenApiOptions(models=True), d)
+    assert [t.name for t in project.tools] == ["p"] and project.models == ()
+    assert any("typed models could not be generated (ValueError: no models today)" in x.message for x in d.items)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("# h\n\nfrom __future__ import annotations\n\nfrom typing import Any\nfrom pydantic import BaseModel\n"
+         "from datetime import date\nfrom . import a as a_1, b\n\n\nclass X(BaseModel):\n    pass\n",
+         "# h\n\nfrom __future__ import annotations\n\nfrom datetime import date\nfrom typing import Any\n\n"
+         "from pydantic import BaseModel\n\nfrom . import a as a_1\nfrom . import b\n\n\nclass X(BaseModel):\n    pass\n"),
+        # isort's order: `import` lines first, natural order, classes before functions, `..` before `.`
+        ("from . import x2, x11, y as z\nfrom .. import up\nimport sys\nfrom os import path, PathLike, SEP\n\nv = 1\n",
+         "import sys\nfrom os import SEP, PathLike, path\n\nfrom .. import up\nfrom . import x2, x11\nfrom . import y as z\n\n\nv = 1\n"),
+        # a wrapped import: left as it is
+        ("from pydantic import (\n    BaseModel,\n)\nimport os\n\nx = 1\n", "from pydantic import (\n    BaseModel,\n)\nimport os\n\nx = 1\n"),
+        ("x = 1\n", "x = 1\n"),
+    ],
+    ids=["grouped", "isort-order", "wrapped", "none"],
+)
+def test_model_imports_are_grouped_like_isort(source: str, expected: str) -> None:
+    from mcpgen.schemas import black_style
+
+    assert black_style(source) == expected
+
+
+def test_enum_defaults_are_enum_members_not_strings(tmp_path: Path) -> None:
+    # GitHub's `start_side: {enum: [LEFT, RIGHT], default: RIGHT}` gave `= "RIGHT"`, which mypy --strict rejects
+    side = {"type": "string", "enum": ["LEFT", "RIGHT"], "default": "RIGHT"}
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
+        "Comment": {"type": "object", "properties": {"side": side, "start_side": {**side, "nullable": True}}}}}}
+    index = generate_models(doc)
+    _import_models(tmp_path, index.modules, "enumpkg")
+    path, cls = index.classes["Comment"]
+    comment = getattr(importlib.import_module("enumpkg.models." + path[:-3]), cls)()
+    assert type(comment.side).__name__ == "Side" and comment.side.value == "RIGHT"
+    assert comment.start_side.value == "RIGHT"
+
+
+def test_defaults_of_the_wrong_type_do_not_reach_models() -> None:
+    # Xero: `IsFlagged: {type: boolean, default: "false"}` gave `bool | None = "false"`
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
+        "Account": {"type": "object", "properties": {
+            "flagged": {"type": "boolean", "default": "false"}, "count": {"type": "integer", "default": 3}}}}}}
+    text = "\n".join(m.source for m in generate_models(doc).modules)
+    assert "flagged: bool | None = None" in text and "count: int | None = 3" in text
