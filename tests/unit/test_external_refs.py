@@ -107,7 +107,8 @@ def test_relative_files_fragments_nesting_and_cycles_are_bundled(tmp_path: Path)
     assert output["properties"]["owner"]["properties"]["pets"]["items"] == {"$ref": "#/$defs/Pet"}
     validator = jsonschema.Draft202012Validator(output)
     assert validator.is_valid({"name": "rex", "owner": {"login": "a", "pets": [{"name": "b"}]}})
-    assert not validator.is_valid({"name": "rex", "owner": {"pets": [{"owner": {}}]}})  # nested Pet lacks name
+    # output schemas describe without constraining (missing fields are fine), but types still count
+    assert not validator.is_valid({"name": "rex", "owner": {"pets": [{"name": 5}]}})
     read = sorted(d.message for d in diagnostics if d.level is Level.INFO and "external" in d.message)  # type: ignore[attr-defined]
     assert read == [
         "external $ref: read common/params.json",

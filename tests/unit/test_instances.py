@@ -131,6 +131,9 @@ def test_every_golden_tool_gets_valid_instances() -> None:
                     continue
                 jsonschema.Draft202012Validator(tool[key]).validate(value)
             bad = invalid_arguments(tool["inputSchema"])
-            assert bad is not None and not jsonschema.Draft202012Validator(tool["inputSchema"]).is_valid(bad)
+            if bad is None:  # only a schema that accepts every object (a profile dropped additionalProperties)
+                assert tool["inputSchema"] == {"type": "object", "properties": {}}, tool["name"]
+                continue
+            assert not jsonschema.Draft202012Validator(tool["inputSchema"]).is_valid(bad)
     assert all(key == "inputSchema" for _, key in refused), refused
     assert len(refused) < 10, refused

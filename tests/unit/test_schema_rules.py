@@ -81,7 +81,7 @@ def test_schemas_are_blanked_before_operation_validation(tmp_path: Path) -> None
     project, _ = parse(tmp_path, spec({"/x": {"get": {"operationId": "x", "responses": ok(schema=weird)}}}))
     (tool,) = project.tools
     assert tool.output_schema is not None
-    assert tool.output_schema["properties"]["a"] == {"type": "string"}  # the map is no example list
+    assert tool.output_schema["properties"]["a"] == {"type": ["string", "null"]}  # the map is no example list
 
 
 # -- schema shapes -------------------------------------------------------------------
@@ -144,7 +144,8 @@ def test_read_only_and_write_only_through_a_whole_operation(tmp_path: Path) -> N
     assert list(tool.input_schema["properties"]) == ["password", "name"]
     assert tool.input_schema["required"] == ["password", "name"]
     assert tool.output_schema is not None
-    assert list(tool.output_schema["properties"]) == ["id", "name"] and tool.output_schema["required"] == ["id", "name"]
+    assert list(tool.output_schema["properties"]) == ["id", "name"]
+    assert "required" not in tool.output_schema  # outputs describe, never constrain (mcpgen.output_schemas)
 
 
 def test_recursive_schemas_live_in_defs_of_the_input_schema(tmp_path: Path) -> None:
