@@ -128,9 +128,12 @@ async def test_completion_of_enum_template_arguments(era: str, tmp_path: Path) -
         ref = types.ResourceTemplateReference(type="ref/resource", uri="shelves://shelves/{shelf}/books/{bookId}")
         f_values = await session.complete(ref, {"name": "shelf", "value": "f"})
         none = await session.complete(ref, {"name": "bookId", "value": "1"})
-        other = await session.complete(
-            types.ResourceTemplateReference(type="ref/resource", uri="shelves://elsewhere/{x}"), {"name": "x", "value": ""}
-        )
+        # The spec's completion errors: an unknown prompt or template is invalid params (-32602).
+        with pytest.raises(MCPError, match="No prompt or resource template"):
+            await session.complete(
+                types.ResourceTemplateReference(type="ref/resource", uri="shelves://elsewhere/{x}"),
+                {"name": "x", "value": ""},
+            )
     assert f_values.completion.values == ["fiction", "fantasy", "facts"]
     assert f_values.completion.total == 3 and not f_values.completion.has_more
-    assert none.completion.values == [] and other.completion.values == []
+    assert none.completion.values == []

@@ -330,11 +330,16 @@ async def test_other_methods_are_sent_once(hardened: tuple[Client, Path], faulty
 async def test_misbehaving_upstream(hardened: tuple[Client, Path], faulty: FaultyUpstream) -> None:
     """Garbage, a broken schema, 10 MB, a redirect loop: each an answer, then the next call works."""
     client, _ = hardened
-    cases = [("garbage", "invalid JSON"), ("schema", "output schema"), ("redirect_loop", "redirects")]
+    cases = [("garbage", "invalid JSON"), ("redirect_loop", "redirects")]
     for number, (behaviour, expected) in enumerate(cases, start=20):
         faulty.program(f"/pet/{number}", behaviour)
         assert expected in error_text(await client.call_tool("getPetById", {"petId": number}))
         assert not (await client.call_tool("getPetById", {"petId": 1})).is_error
+    # A body that strays from its schema still reaches the model (outputs only describe), with a note.
+    faulty.program("/pet/22", "schema")
+    strayed = await client.call_tool("getPetById", {"petId": 22})
+    assert not strayed.is_error and "does not match" in result_text(strayed)
+    assert not (await client.call_tool("getPetById", {"petId": 1})).is_error
     faulty.program("/pet/30", "huge")
     huge = await client.call_tool("getPetById", {"petId": 30})
     assert huge.content  # an answer (whole, cut or refused), not a crash
