@@ -163,7 +163,11 @@ class _Parser:
         for op, tool_name in zip(operations, names, strict=True):
             if tool_name.reason:
                 self.diag.info(f"tool {op.wanted_name!r} renamed to {tool_name.name!r}: {tool_name.reason}", op.pointer)
-            tool = self._tool(op, tool_name.name, schemes, model_index, used_python_names)
+            try:
+                tool = self._tool(op, tool_name.name, schemes, model_index, used_python_names)
+            except RecursionError:  # schema walks recurse once per nesting level
+                self.diag.warning("schemas nested too deeply to convert; operation skipped", op.pointer)
+                continue
             if tool is not None:
                 tools.append(tool)
         base_url = self._base_url()
