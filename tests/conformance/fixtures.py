@@ -14,7 +14,7 @@ from typing_extensions import TypedDict
 __all__ = ["json_schema_2020_12_tool", "test_error_handling", "test_simple_text"]
 
 
-class address(TypedDict, total=False):  # noqa: N801 - the suite looks for `$defs.address`
+class address(TypedDict, total=False):  # lowercase: the suite looks for `$defs.address`
     """A postal address."""
 
     street: str
