@@ -43,8 +43,8 @@ def deep_combinators(depth: int = DEPTH) -> str:
 def deep_ref_chain(depth: int) -> str:
     """S0 -> S1 -> ... each a property holding a ref to the next.
 
-    250, not 2,000: each schema becomes a typed-model module importing the next, and a
-    chain of 2,000 takes minutes to generate and overflows Python's stack on import.
+    60, not 2,000: each schema becomes a typed-model module importing the next, and a
+    chain of 2,000 takes minutes to generate; beyond ~200 (fewer inside pytest) its import overflows Python's stack.
     """
     components = {f"S{i}": {"type": "object", "properties": {"next": {"$ref": f"#/components/schemas/S{i + 1}"}}}
                   for i in range(depth - 1)}
@@ -62,16 +62,16 @@ def deep_raw_yaml() -> str:
 
 
 def enormous() -> str:
-    """Many operations with long names and text, a body of 3,000 properties, an enum of 20,000 values."""
-    wide = {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "d" * 50} for i in range(3000)}}
+    """Many operations with long names and text, a body of 1,500 properties, an enum of 10,000 values."""
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "d" * 50} for i in range(1500)}}
     spec = json.loads(_spec(json.dumps(wide)))
     spec["paths"]["/x"]["post"]["parameters"] = [
-        {"name": "big", "in": "query", "schema": {"type": "string", "enum": [f"v{i}" for i in range(20000)]}}
+        {"name": "big", "in": "query", "schema": {"type": "string", "enum": [f"v{i}" for i in range(10000)]}}
     ]
-    for i in range(200):
+    for i in range(80):
         spec["paths"]["/op%d/{%s}" % (i, "id" * 100)] = {"get": {
             "operationId": f"op{i}" + "x" * 200,
-            "description": "word " * 2000,
+            "description": "word " * 500,
             "parameters": [{"name": "id" * 100, "in": "path", "required": True, "schema": {"type": "string"}}],
             "responses": {"200": {"description": "ok"}},
         }}
@@ -98,7 +98,7 @@ BUILT: dict[str, Callable[[], str]] = {
     "deep-properties.json": deep_properties,
     "deep-items.json": deep_items,
     "deep-combinators.json": deep_combinators,
-    "ref-chain-250.json": lambda: deep_ref_chain(250),
+    "ref-chain-60.json": lambda: deep_ref_chain(60),
     "items-800.json": lambda: deep_items(800),
     "items-300.json": lambda: deep_items(300),
     "items-150.json": lambda: deep_items(150),
