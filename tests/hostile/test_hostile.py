@@ -192,3 +192,26 @@ def test_hostile_text_round_trips(tmp_path: Path) -> None:
     assert result.project.title == hostile
     table = json.loads(next(text for path, text in result.files.items() if path.endswith("tools.json")))
     assert table[[e["tool"]["name"] for e in table].index("import")]["tool"]["title"] == hostile
+
+
+@pytest.mark.parametrize("relative", ["../escape.py", "src/../../escape.py", "/tmp/escape.py"])
+def test_writer_refuses_paths_outside_the_output(relative: str, tmp_path: Path) -> None:
+    from mcpgen.writer import write_tree
+
+    with pytest.raises(ValueError, match="not a path inside the output directory"):
+        write_tree(tmp_path / "out", {"README.md": "x", relative: "x"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no output, no staging left behind
+    assert not Path("/tmp/escape.py").exists()
+
+
+def test_ordinary_aliases_still_load(tmp_path: Path) -> None:
+    """The alias bound refuses bombs, not the anchors real specs use to share a schema."""
+    from mcpgen.diagnostics import Diagnostics
+    from mcpgen.sources.document import load_document
+
+    shared = "{type: object, properties: {" + ", ".join(f"p{i}: {{type: string}}" for i in range(50)) + "}}"
+    uses = "\n".join(f"  S{i}: *shared" for i in range(200))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths: {{}}\nx-shared: &shared {shared}\nx-uses:\n{uses}\n")
+    document = load_document(spec, Diagnostics(file=str(spec)))
+    assert document["x-uses"]["S199"]["properties"]["p49"] == {"type": "string"}
