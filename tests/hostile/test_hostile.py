@@ -61,6 +61,7 @@ OPENAPI: dict[str, Ok | Refused] = {
     "billion-laughs.yaml": Refused(r"invalid YAML at line 13, column 5: aliases expand the document to [\d,]+ nodes"),
     "quadratic-blowup.yaml": Refused(r"invalid YAML at line 4, column 8: aliases expand"),
     "recursive-alias.yaml": Refused(r"invalid YAML at line 4, column 9: an anchor that contains an alias of itself"),
+    "unicode-names.yaml": Ok(tools=1),
     "inject.yaml": Ok(tools=1),  # tests/failures/specs: the first injection spec
 }
 RECURSIVE_ALIAS = "openapi: 3.0.3\ninfo: {title: r, version: '1'}\npaths: {}\nx-loop: &loop {a: [1, *loop]}\n"

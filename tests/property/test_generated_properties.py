@@ -33,6 +33,7 @@ settings.register_profile(
 settings.register_profile("default", parent=settings.get_profile("default"),
                           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.register_profile("long", max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("search", parent=settings.get_profile("default"), max_examples=300)  # find, don't shrink
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
