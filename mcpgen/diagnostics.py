@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -11,6 +12,9 @@ class Level(enum.Enum):
     INFO = "info"
     WARNING = "warning"
     ERROR = "error"
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +42,8 @@ class Diagnostic:
         text += self.message
         if self.hint:
             text += f" ({self.hint})"
-        return text
+        # Spec text (pointers, names) must not move the terminal's cursor or start new lines.
+        return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
 @dataclass(slots=True)

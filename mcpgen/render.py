@@ -5,6 +5,7 @@ templates read. Spec text reaches generated code only through the escaping filte
 from __future__ import annotations
 
 import json
+import keyword
 import math
 import re
 from functools import cache
@@ -19,11 +20,10 @@ from mcpgen.ir import HttpBody, HttpRoute, Project, Prompt, Resource, SecuritySc
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ANNOTATION = re.compile(r"^[A-Za-z_][A-Za-z0-9_\[\], |.]*$")
+_ANNOTATION = re.compile(r"^[^\W\d][\w\[\], |.]*$")  # \w: Unicode identifiers too (model classes)
 # Above this many operations the typed API becomes a package of modules this size, so no
 # generated module is too big to read, import or type-check (Microsoft Graph's was 13 MB).
 OPERATIONS_PER_MODULE = 150
-_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 def templates_dir() -> Path:
@@ -69,8 +69,9 @@ def ident(value: Any) -> str:
 
 
 def dotted(value: Any) -> str:
+    """A module path of identifiers (Unicode ones too: model modules are named from schemas)."""
     text = str(value)
-    if not _DOTTED.match(text):
+    if not all(part.isidentifier() and not keyword.iskeyword(part) for part in text.split(".")):
         raise ValueError(f"not a dotted module name: {text!r}")
     return text
 

@@ -17,6 +17,7 @@ import math
 import re
 import sys
 import tempfile
+import unicodedata
 import warnings
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -683,7 +684,9 @@ def generate_models(document: dict[str, Any], warn: Callable[[str, str], None] |
         files["__init__.py"] = out
     elif out:
         for parts, text in out.items():
-            files["/".join(parts)] = text
+            # Python NFKC-normalizes identifiers, so `from . import µ` looks for `μ.py`:
+            # file names must be in that form too (component names may be any Unicode).
+            files["/".join(unicodedata.normalize("NFKC", part) for part in parts)] = text
     files.setdefault("__init__.py", _MODELS_HEADER + "\n")
     classes = _locate_classes(schemas, files)
     modules = tuple(ModelModule(path, black_style(text)) for path, text in sorted(files.items()))

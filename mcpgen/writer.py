@@ -86,6 +86,8 @@ def write_tree(output: Path, files: dict[str, str], force: bool = False) -> None
     staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.", suffix=".staging", dir=output.parent))
     try:
         for relative, text in files.items():
+            if Path(relative).is_absolute() or ".." in Path(relative).parts:  # never outside `output`
+                raise ValueError(f"refusing to write {relative!r}: not a path inside the output directory")
             target = staging / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8", newline="\n")

@@ -15,6 +15,7 @@ from mcpgen.diagnostics import Diagnostics, GenerationError
 _SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _BOOL = "tag:yaml.org,2002:bool"
+_ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s,\[\]{}]")  # `*name` where YAML allows an alias (and then some)
 
 
 class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
@@ -24,6 +25,16 @@ class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
     `on`/`no` into booleans and `200:` into an int key. Here dates stay strings, only
     true/false are booleans, and every mapping key is a string.
     """
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        # The alias check walks every node: only worth it when the text can hold an alias.
+        self._may_alias = not isinstance(stream, str) or _ALIAS.search(stream) is not None
+
+    def construct_document(self, node: Any) -> Any:
+        if self._may_alias:
+            _check_aliases(node)
+        return super().construct_document(node)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
         mapping = super().construct_mapping(node, deep=deep)
@@ -35,6 +46,55 @@ _Loader.yaml_implicit_resolvers = {
     for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
 }
 _Loader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
+# Aliases may expand a document to at most this many nodes beyond 10x its own size:
+# "billion laughs" documents expand a few hundred nodes into billions.
+_MAX_ALIAS_EXPANSION = 1_000_000
+
+
+def _check_aliases(root: Any) -> None:
+    """Refuse alias bombs and self-containing anchors before constructing anything.
+
+    Composed YAML shares an anchored node among its aliases; this counts the nodes the
+    document would have with every alias expanded (memoized per node, iteratively).
+    """
+    expanded: dict[int, int] = {}
+    uses: dict[int, int] = {}
+    nodes: dict[int, Any] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children = node.value if isinstance(node, (yaml.SequenceNode, yaml.MappingNode)) else ()
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in children for part in pair]
+        if done:
+            on_path.discard(key)
+            expanded[key] = 1 + sum(expanded[id(child)] for child in children)
+            continue
+        uses[key] = uses.get(key, 0) + 1
+        if key in on_path:
+            raise _alias_error("an anchor that contains an alias of itself (a recursive structure)", node)
+        if key in expanded:
+            continue
+        nodes[key] = node
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(children))
+    total, limit = expanded[id(root)], 10 * len(expanded) + _MAX_ALIAS_EXPANSION
+    if total > limit:
+        worst = max(uses, key=lambda k: (uses[k] - 1) * expanded[k])
+        raise _alias_error(
+            f"aliases expand the document to {total:,} nodes (more than {limit:,}); "
+            f"the anchor here ({expanded[worst]:,} nodes) is used {uses[worst]:,} times",
+            nodes[worst],
+        )
+
+
+def _alias_error(problem: str, node: Any) -> yaml.YAMLError:
+    return yaml.MarkedYAMLError(problem=problem, problem_mark=node.start_mark)
 
 
 def _json_key(key: Hashable) -> str:
@@ -67,6 +127,13 @@ def parse_text(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
     if is_json or text.lstrip().startswith("{"):
         try:
             return json.loads(text)
+        except RecursionError:
+            line, column = _too_deep(text)
+            diagnostics.error(
+                f"invalid JSON at line {line}, column {column}: nested more than {_MAX_DEPTH} levels deep",
+                hint="mcpgen reads documents nested at most this deep",
+            )
+            raise GenerationError(diagnostics.items) from None
         except json.JSONDecodeError as exc:
             if is_json:
                 diagnostics.error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
@@ -78,6 +145,33 @@ def parse_text(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         diagnostics.error(f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}")
         raise GenerationError(diagnostics.items) from None
+
+
+# Python's json module recurses once per level; beyond about this depth it overflows the stack.
+_MAX_DEPTH = 900
+
+
+def _too_deep(text: str) -> tuple[int, int]:
+    """Line and column of the first bracket nested deeper than `_MAX_DEPTH` (strings skipped)."""
+    depth, in_string, escaped = 0, False, False
+    for offset, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > _MAX_DEPTH:
+                line = text.count("\n", 0, offset) + 1
+                return line, offset - text.rfind("\n", 0, offset)
+        elif char in "]}":
+            depth -= 1
+    return 1, 1
 
 
 def _lazy_lines(text: str) -> Callable[[str], int | None]:

@@ -53,6 +53,21 @@ _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _MAX_DESCRIPTION = 4000
 
 
+# JSON nesting of one tool schema: the MCP SDK's pydantic serializer gives up near 250
+# levels, which would break tools/list for every tool of the server.
+_MAX_SCHEMA_DEPTH = 200
+
+
+def _json_depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 @dataclass(frozen=True, slots=True)
 class OpenApiOptions:
     name: str | None = None
@@ -176,7 +191,18 @@ class _Parser:
         for op, tool_name in zip(operations, names, strict=True):
             if tool_name.reason:
                 self.diag.info(f"tool {op.wanted_name!r} renamed to {tool_name.name!r}: {tool_name.reason}", op.pointer)
-            tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
+            try:
+                tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
+            except RecursionError:  # schema walks recurse once per nesting level
+                self.diag.warning("schemas nested too deeply to convert; operation skipped", op.pointer)
+                continue
+            depth = 0 if tool is None else max(_json_depth(tool.input_schema), _json_depth(tool.output_schema))
+            if depth > _MAX_SCHEMA_DEPTH:
+                self.diag.warning(
+                    f"schemas nested {depth} levels deep, more than the {_MAX_SCHEMA_DEPTH} MCP SDKs can send; "
+                    "operation skipped", op.pointer,
+                )
+                continue
             if tool is not None:
                 tools.append(tool)
         model_index = self._finish_models(pending, models_at)
