@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -81,6 +81,17 @@ class _Bundler:
         return out
 
     def reference(
+        self, node: dict[str, Any], ref: str, file: _File, pointer: str, in_schema: bool,
+        stack: tuple[tuple[str, str], ...],
+    ) -> Any:
+        try:
+            return self._reference(node, ref, file, pointer, in_schema, stack)
+        except _Unresolvable:
+            # Left as it is: the parser skips what uses it with its own located warning,
+            # so one bad ref costs one operation, never the whole spec.
+            return dict(node)
+
+    def _reference(
         self, node: dict[str, Any], ref: str, file: _File, pointer: str, in_schema: bool,
         stack: tuple[tuple[str, str], ...],
     ) -> Any:
@@ -158,8 +169,11 @@ class _Bundler:
             try:
                 data = load_document(path, child)
             except GenerationError:
-                self.absorb(child)
-                raise GenerationError(self.diagnostics.items) from None
+                for item in child.items:  # that file's problems, reported as warnings of this ref
+                    level = Level.WARNING if item.level is Level.ERROR else item.level
+                    self.diagnostics.items.append(replace(item, level=level))
+                child.items.clear()
+                raise _Unresolvable from None
         self.diagnostics.info(f"external $ref: read {shown}")
         return _File(location, shown, data, child)
 
@@ -204,10 +218,14 @@ class _Bundler:
         child.items.clear()
 
     def fail(self, file: _File, pointer: str, message: str, hint: str = "") -> Any:
-        """Stop with an error located in `file` (which may not be the root spec)."""
+        """Give up on one ref with a warning located in `file` (which may not be the root spec)."""
         line = file.diagnostics.line_resolver(pointer) if file.diagnostics.line_resolver and pointer else None
-        self.diagnostics.items.append(Diagnostic(Level.ERROR, message, file.shown, pointer, line, hint))
-        raise GenerationError(self.diagnostics.items)
+        self.diagnostics.items.append(Diagnostic(Level.WARNING, message, file.shown, pointer, line, hint))
+        raise _Unresolvable
+
+
+class _Unresolvable(Exception):
+    """One external ref cannot be resolved (already reported); the ref is left as it is."""
 
 
 def bundle(document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow_remote: bool = False) -> dict[str, Any]:
@@ -230,7 +248,8 @@ def bundle(document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow
         components = out.setdefault("components", {})
         schemas: Any = components.setdefault("schemas", {}) if isinstance(components, dict) else None
         if not isinstance(schemas, dict):
-            bundler.fail(root, "/components", "`components/schemas` is not an object; external schemas have nowhere to go")
+            diagnostics.error("`components/schemas` is not an object; external schemas have nowhere to go", "/components")
+            raise GenerationError(diagnostics.items)
         for name, schema in added.items():
             schemas[name] = schema
     return out

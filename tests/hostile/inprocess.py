@@ -37,9 +37,15 @@ def list_tools(src: Path) -> list[dict[str, Any]]:
         server = importlib.import_module(f"{package}.server").server
 
         async def listing() -> list[dict[str, Any]]:
+            tools = []
             async with Client(server, mode="legacy", cache=None) as client:
-                result = await client.list_tools()
-            return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
+                cursor: str | None = None
+                while True:  # every page of the paginated tools/list
+                    result = await client.list_tools(cursor=cursor)
+                    tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
+                    cursor = result.next_cursor
+                    if not cursor:
+                        return tools
 
         return anyio.run(listing)
     finally:
