@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcpgen import __version__, naming
+from mcpgen import __version__, naming, resources
 from mcpgen.changes import Change, compare, tool_identity
 from mcpgen.config import Options
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
@@ -19,7 +19,6 @@ from mcpgen.ir import Project
 from mcpgen.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
 from mcpgen.overrides import apply_overrides
 from mcpgen.project_file import PROJECT_FILE, ProjectFile, read_project_file, relative_source, render_project_file
-from mcpgen import resources
 from mcpgen.prompts import apply_prompts
 from mcpgen.render import render_project, render_user_files, wire_tool
 from mcpgen.sync import Plan, apply, plan

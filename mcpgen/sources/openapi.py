@@ -38,10 +38,10 @@ from mcpgen.schemas import (
     ModelIndex,
     ModelJob,
     SchemaConverter,
-    start_models,
     hoist_defs,
     is_object_schema,
     merge_all_of,
+    start_models,
 )
 from mcpgen.sources.document import load_document
 from mcpgen.sources.refs import bundle
