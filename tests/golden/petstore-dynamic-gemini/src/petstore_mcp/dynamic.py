@@ -21,7 +21,7 @@ from typing import Any
 import jsonschema
 from mcp import types
 
-from . import guard
+from . import guard, redact
 from .catalog import tool_table
 
 SEARCH, DESCRIBE, CALL = "search_tools", "describe_tool", "call_tool"
@@ -141,6 +141,9 @@ def _error(message: str) -> types.CallToolResult:
 
 
 def _result(value: dict[str, Any]) -> types.CallToolResult:
+    value = redact.clean_value(
+        value
+    )  # spec text: cleaned before its JSON mirror, like every result
     text = json.dumps(value, ensure_ascii=False)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)], structured_content=value

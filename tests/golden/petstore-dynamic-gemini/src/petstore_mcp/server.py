@@ -60,7 +60,7 @@ def error_result(message: str, structured: dict[str, Any] | None = None) -> type
     """A tool execution error: shown to the model, which can correct itself."""
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=_clip(message))],
-        structured_content=structured,
+        structured_content=None if structured is None else redact.clean_value(structured),
         is_error=True,
     )
 

@@ -120,7 +120,9 @@ def clean_value(value: Any) -> Any:
 
 
 def clean_result(result: types.CallToolResult) -> types.CallToolResult:
-    """A tool result as it may leave the server: text and structured strings cleaned."""
+    """A tool result as it may leave the server: its text cleaned. Structured content is
+    cleaned where it is built (json_result, error_result, dynamic mode), before its JSON text
+    mirror is made, so it is not walked a second time here."""
     content: list[Any] = []
     for item in result.content:
         if isinstance(item, types.TextContent):
@@ -131,13 +133,7 @@ def clean_result(result: types.CallToolResult) -> types.CallToolResult:
             resource = item.resource.model_copy(update={"text": clean_text(item.resource.text)})
             item = item.model_copy(update={"resource": resource})
         content.append(item)
-    structured = result.structured_content
-    return result.model_copy(
-        update={
-            "content": content,
-            "structured_content": None if structured is None else clean_value(structured),
-        }
-    )
+    return result.model_copy(update={"content": content})
 
 
 class RedactingFilter(logging.Filter):
