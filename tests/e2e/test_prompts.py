@@ -3,20 +3,16 @@ as prompts, through a real MCP client over stdio in both protocol eras."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
-from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_client
-from mcp.client.stdio import get_default_environment
+from mcp import MCPError
 from typer.testing import CliRunner
 
 from mcpgen.cli import app
 
+from .projects import assert_mypy_strict_and_ruff, connect, run_cli
 from .test_regenerate import spec_v1
 
 pytestmark = pytest.mark.anyio
@@ -73,19 +69,15 @@ description = "A prompt whose function raises."
 '''
 
 
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exit_code == 0, result.stderr
-
 
 @pytest.fixture(scope="module")
 def openapi_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("prompts-openapi")
     (root / "spec.yaml").write_text(yaml.safe_dump(spec_v1()))
-    _run("from-openapi", str(root / "spec.yaml"), "-o", str(root / "out"))
+    run_cli("from-openapi", str(root / "spec.yaml"), "-o", str(root / "out"))
     with (root / "out" / "mcpgen.toml").open("a") as f:
         f.write(DECLARED)
-    _run("regenerate", str(root / "out"))
+    run_cli("regenerate", str(root / "out"))
     return root / "out"
 
 
@@ -93,25 +85,12 @@ def openapi_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def python_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("prompts-python")
     (root / "writing.py").write_text(MODULE)
-    _run("from-python", str(root / "writing.py"), "-o", str(root / "out"))
+    run_cli("from-python", str(root / "writing.py"), "-o", str(root / "out"))
     with (root / "out" / "mcpgen.toml").open("a") as f:
         f.write(BOUND)
-    _run("regenerate", str(root / "out"))
+    run_cli("regenerate", str(root / "out"))
     return root / "out"
 
-
-@asynccontextmanager
-async def connect(project: Path, package: str, era: str) -> AsyncIterator[Any]:
-    env = dict(get_default_environment())
-    env.update(PYTHONPATH=str(project / "src"), PYTHONUNBUFFERED="1")
-    params = StdioServerParameters(command=sys.executable, args=["-m", package], env=env)
-    if era == "handshake":
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
-    else:
-        async with Client(stdio_client(params), cache=None) as client:
-            yield client
 
 
 @pytest.mark.parametrize("era", ["handshake", "modern"])
@@ -176,16 +155,4 @@ def test_prompt_errors_are_located(openapi_project: Path) -> None:
 
 @pytest.mark.parametrize("fixture", ["openapi_project", "python_project"])
 def test_projects_with_prompts_pass_mypy_strict_and_ruff(fixture: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    import subprocess
-
-    project: Path = request.getfixturevalue(fixture)
-    mypy = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", f"--cache-dir={tmp_path}", "src"],
-        cwd=project, capture_output=True, text=True, check=False, timeout=300,
-    )
-    assert mypy.returncode == 0, mypy.stdout
-    ruff = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=project, capture_output=True, text=True,
-        check=False, timeout=300,
-    )
-    assert ruff.returncode == 0, ruff.stdout
+    assert_mypy_strict_and_ruff(request.getfixturevalue(fixture), tmp_path)

@@ -4,20 +4,16 @@ over stdio in both protocol eras, against the recording upstream."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
-from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_client, types
-from mcp.client.stdio import get_default_environment
+from mcp import MCPError, types
 from typer.testing import CliRunner
 
 from mcpgen.cli import app
 
+from .projects import assert_mypy_strict_and_ruff, connect, run_cli
 from .test_regenerate import spec_v1
 from .upstream import Upstream
 
@@ -94,19 +90,15 @@ def complete(ref: str, argument: str, value: str, context: dict[str, str]) -> li
 '''
 
 
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exit_code == 0, result.stderr
-
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("routes")
     (root / "spec.yaml").write_text(yaml.safe_dump(spec_v1()))
-    _run("from-openapi", str(root / "spec.yaml"), "-o", str(root / "out"))
+    run_cli("from-openapi", str(root / "spec.yaml"), "-o", str(root / "out"))
     with (root / "out" / "mcpgen.toml").open("a") as f:
         f.write(ROUTES)
-    _run("regenerate", str(root / "out"))
+    run_cli("regenerate", str(root / "out"))
     return root / "out"
 
 
@@ -114,28 +106,15 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def inventory(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("bound")
     (root / "inventory.py").write_text(MODULE)
-    _run("from-python", str(root / "inventory.py"), "-o", str(root / "out"))
+    run_cli("from-python", str(root / "inventory.py"), "-o", str(root / "out"))
     with (root / "out" / "mcpgen.toml").open("a") as f:
         f.write(BINDINGS)
     hooks = root / "out" / "src" / "inventory_mcp" / "hooks.py"
     text = hooks.read_text()
     hooks.write_text(text[: text.index("\n\ndef complete(")] + HOOK)  # the user's own completer
-    _run("regenerate", str(root / "out"))
+    run_cli("regenerate", str(root / "out"))
     return root / "out"
 
-
-@asynccontextmanager
-async def connect(project: Path, package: str, era: str, **env_vars: str) -> AsyncIterator[Any]:
-    env = dict(get_default_environment())
-    env.update(PYTHONPATH=str(project / "src"), PYTHONUNBUFFERED="1", **env_vars)
-    params = StdioServerParameters(command=sys.executable, args=["-m", package], env=env)
-    if era == "handshake":
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
-    else:
-        async with Client(stdio_client(params), cache=None) as client:
-            yield client
 
 
 @pytest.mark.parametrize("era", ["handshake", "modern"])
@@ -226,16 +205,4 @@ def test_bound_resource_uri_must_fit_the_function(inventory: Path) -> None:
 
 @pytest.mark.parametrize("fixture", ["shop", "inventory"])
 def test_projects_pass_mypy_strict_and_ruff(fixture: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    import subprocess
-
-    project: Path = request.getfixturevalue(fixture)
-    mypy = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", f"--cache-dir={tmp_path}", "src"],
-        cwd=project, capture_output=True, text=True, check=False, timeout=600,
-    )
-    assert mypy.returncode == 0, mypy.stdout
-    ruff = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "src"], cwd=project, capture_output=True, text=True,
-        check=False, timeout=300,
-    )
-    assert ruff.returncode == 0, ruff.stdout
+    assert_mypy_strict_and_ruff(request.getfixturevalue(fixture), tmp_path)
