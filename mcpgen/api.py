@@ -204,7 +204,9 @@ def shape_surface(
 def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]:
     """Generated files (formatted, with their header), the user's files, and the manifest."""
     copied = frozenset(f"src/{project.package}/{relative}" for relative, _ in project.copied_files)
-    formatted = format_files(render_project(project), keep=copied)
+    # Model modules already as black writes them (most of a big spec's Python) skip black.
+    black_formatted = frozenset(f"src/{project.package}/models/{m.path}" for m in project.models if m.black_formatted)
+    formatted = format_files(render_project(project), keep=copied | black_formatted)
     generated = {path: text if path in copied else with_header(path, text) for path, text in formatted.items()}
     user_files = render_user_files(project)
     manifest = Manifest(

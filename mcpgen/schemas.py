@@ -15,7 +15,6 @@ import json
 import keyword
 import math
 import re
-import sys
 import tempfile
 import unicodedata
 import warnings
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcpgen.ir import JsonSchema, ModelModule
+from mcpgen.model_style import black_style, is_black_formatted
 
 Direction = Literal["request", "response"]
 _DROP = frozenset({"xml", "externalDocs", "nullable", "example", "$schema", "$id", "id"})
@@ -582,7 +582,7 @@ class ModelJob:
     the finished modules, the warnings and any exception, once, through a pipe.
     """
 
-    def __init__(self, document: dict[str, Any]) -> None:
+    def __init__(self, document: dict[str, Any], roots: list[Any] | None = None) -> None:
         self._done: tuple[ModelIndex, Warnings] | None = None
         self._error: BaseException | None = None
         self._process: Any = None
@@ -593,12 +593,12 @@ class ModelJob:
 
             context = multiprocessing.get_context("fork")
             self._pipe, sender = context.Pipe(duplex=False)
-            self._process = context.Process(target=_models_child, args=(document, sender), daemon=True)
+            self._process = context.Process(target=_models_child, args=(document, roots, sender), daemon=True)
             self._process.start()
             sender.close()
         else:
             try:
-                self._done = _models_here(document)
+                self._done = _models_here(document, roots)
             except Exception as exc:  # noqa: BLE001 - re-raised by result(), as in the child's case
                 self._error = exc
 
@@ -623,21 +623,21 @@ class ModelJob:
         return self._done
 
 
-def start_models(document: dict[str, Any]) -> ModelJob:
-    return ModelJob(document)
+def start_models(document: dict[str, Any], roots: list[Any] | None = None) -> ModelJob:
+    return ModelJob(document, roots)
 
 
-def _models_here(document: dict[str, Any]) -> tuple[ModelIndex, Warnings]:
+def _models_here(document: dict[str, Any], roots: list[Any] | None) -> tuple[ModelIndex, Warnings]:
     warnings: Warnings = []
-    index = generate_models(document, lambda message, pointer: warnings.append((message, pointer)))
+    index = generate_models(document, lambda message, pointer: warnings.append((message, pointer)), roots)
     return index, warnings
 
 
-def _models_child(document: dict[str, Any], sender: Any) -> None:
+def _models_child(document: dict[str, Any], roots: list[Any] | None, sender: Any) -> None:
     import pickle
 
     try:
-        sender.send(("ok", _models_here(document)))
+        sender.send(("ok", _models_here(document, roots)))
     except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent
         try:
             pickle.dumps(exc)
@@ -656,14 +656,23 @@ def _can_fork() -> bool:
     return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
-def generate_models(document: dict[str, Any], warn: Callable[[str, str], None] | None = None) -> ModelIndex:
-    """Pydantic models for the document's component schemas, one module per model.
+def generate_models(
+    document: dict[str, Any], warn: Callable[[str, str], None] | None = None, roots: list[Any] | None = None
+) -> ModelIndex:
+    """Pydantic models for the document's component schemas, one module per model; with
+    `roots` (the selected operations), only for the schemas they use.
 
     One module per class keeps imports lazy: a typed function imports only the models
     it returns. A component schema the generator rejects is left untyped (with a warning)
     and the rest generated again; other errors are raised, and the caller decides.
     """
     schemas = document.get("components", {}).get("schemas") or {}
+    if roots is not None and isinstance(schemas, dict):
+        # GitHub's webhook payloads are 344 of its 969 schemas and 72% of their bytes, and
+        # no operation uses them: generating models costs time in proportion to the schemas.
+        used = used_schemas(document, roots)
+        schemas = {name: schema for name, schema in schemas.items() if name in used}
+        document = {**document, "components": {**document["components"], "schemas": schemas}}
     if not schemas:
         return ModelIndex((), {})
     source = _model_input(document)
@@ -689,8 +698,43 @@ def generate_models(document: dict[str, Any], warn: Callable[[str, str], None] |
             files["/".join(unicodedata.normalize("NFKC", part) for part in parts)] = text
     files.setdefault("__init__.py", _MODELS_HEADER + "\n")
     classes = _locate_classes(schemas, files)
-    modules = tuple(ModelModule(path, black_style(text)) for path, text in sorted(files.items()))
+    styled = {path: black_style(text) for path, text in sorted(files.items())}
+    modules = tuple(ModelModule(path, text, is_black_formatted(text)) for path, text in styled.items())
     return ModelIndex(modules, classes)
+
+
+def used_schemas(document: dict[str, Any], roots: list[Any]) -> set[str]:
+    """Names of the component schemas `roots` reach through local `$ref`s (and
+    discriminator mappings), directly or through other components."""
+    schemas = (document.get("components") or {}).get("schemas") or {}
+    used: set[str] = set()
+    followed: set[str] = set()
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        targets = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        mapping = node.get("mapping") if isinstance(node.get("propertyName"), str) else None
+        if isinstance(mapping, dict):  # a discriminator: values are refs or bare schema names
+            targets += [v if v.startswith("#") else f"#/components/schemas/{_esc(v)}" for v in mapping.values() if isinstance(v, str)]
+        for ref in targets:
+            if not ref.startswith("#/") or ref in followed:
+                continue
+            followed.add(ref)
+            tokens = [t.replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
+            if tokens[:2] == ["components", "schemas"] and len(tokens) > 2 and tokens[2] in schemas:
+                used.add(tokens[2])
+                pending.append(schemas[tokens[2]])  # the whole schema, whatever part the ref names
+            target: Any = document
+            for token in tokens:
+                target = target.get(token) if isinstance(target, dict) else None
+            pending.append(target)
+        pending.extend(value for key, value in node.items() if key != "$ref")
+    return used
 
 
 def _datamodel_codegen(document: dict[str, Any]) -> Any:
@@ -727,84 +771,6 @@ def _datamodel_codegen(document: dict[str, Any]) -> Any:
             custom_class_name_generator=_class_namer(PythonVersion.PY_310),
             custom_file_header=_MODELS_HEADER,
         )
-
-
-_CLASS_DOCSTRING_END = re.compile(r'^(class [^\n]*:\n    """(?:[^\n]*"""|(?:.*\n)*?\s*""")\n)(?=[^\n])', re.MULTILINE)
-
-
-def sorted_imports(source: str) -> str:
-    """The module's leading import block grouped as isort would (future, standard library,
-    third party, local; sorted in each group), when every import is one line; else as is.
-    A dozen lines of string work where isort itself took most of the generator's time."""
-    lines = source.split("\n")
-    start = next((i for i, line in enumerate(lines) if line.startswith(("from ", "import "))), None)
-    if start is None:
-        return source
-    end = start
-    while end < len(lines) and (not lines[end].strip() or lines[end].startswith(("from ", "import "))):
-        end += 1
-    block = [line for line in lines[start:end] if line.strip()]
-    if any("(" in line or line.endswith("\\") or ";" in line or "#" in line for line in block):
-        return source
-    groups: dict[int, list[str]] = {}
-    for line in block:
-        groups.setdefault(_import_group(line), []).append(line)
-    text = "\n\n".join("\n".join(_sorted_group(groups[g])) for g in sorted(groups))
-    return "\n".join([*lines[:start], text, "", "", *lines[end:]])
-
-
-def _sorted_group(lines: list[str]) -> list[str]:
-    """One group as isort's defaults (and ruff's `I` rules) want it: `import m` lines first,
-    then one `from m import ...` per module for plain names, one per aliased name."""
-    plain = sorted({line for line in lines if line.startswith("import ")}, key=_natural)
-    members: dict[str, set[str]] = {}
-    for line in lines:
-        if line.startswith("from "):
-            module, _, names = line[len("from "):].partition(" import ")
-            members.setdefault(module, set()).update(n.strip() for n in names.split(",") if n.strip())
-    statements = []
-    for module, names in members.items():
-        unaliased = sorted((n for n in names if " as " not in n), key=_member_key)
-        if unaliased:
-            statements.append((module, _member_key(unaliased[0]), f"from {module} import {', '.join(unaliased)}"))
-        for name in sorted((n for n in names if " as " in n), key=_member_key):
-            statements.append((module, _member_key(name), f"from {module} import {name}"))
-    statements.sort(key=lambda s: (_module_key(s[0]), s[1]))
-    return plain + [text for _, _, text in statements]
-
-
-def _member_key(name: str) -> tuple[int, tuple[Any, ...], str]:
-    """isort's order by type: CONSTANTS, then Classes, then everything else; natural order."""
-    base = name.split(" as ")[0]
-    kind = 0 if base.isupper() and len(base) > 1 else 1 if base[:1].isupper() else 2
-    return kind, _natural(base), name
-
-
-def _module_key(module: str) -> tuple[int, tuple[Any, ...]]:
-    """Relative imports from farther up first (`..x` before `.`), as isort does."""
-    name = module.lstrip(".")
-    return len(name) - len(module), _natural(name)
-
-
-def _natural(text: str) -> tuple[Any, ...]:
-    """`customer2` before `customer11`, as ruff sorts."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text.lower()))
-
-
-def _import_group(line: str) -> int:
-    module = line.split()[1]
-    if module == "__future__":
-        return 0
-    if module.startswith("."):
-        return 3
-    return 1 if module.split(".")[0] in sys.stdlib_module_names else 2
-
-
-def black_style(source: str) -> str:
-    """datamodel-code-generator's output a step closer to
-    black's: a blank line after each class docstring, one final newline. black formats a
-    module twice when its first pass changes anything; fewer changes, fewer second passes."""
-    return _CLASS_DOCSTRING_END.sub(r"\1\n", sorted_imports(source)).rstrip("\n") + "\n"
 
 
 def _rejected_schema(exc: Exception, document: dict[str, Any]) -> str | None:

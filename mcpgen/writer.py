@@ -6,6 +6,7 @@ an existing non-empty directory is only replaced with `force`.
 
 from __future__ import annotations
 
+import ast
 import multiprocessing
 import os
 import shutil
@@ -26,28 +27,34 @@ class OutputExists(Exception):
 
 
 def format_files(files: dict[str, str], keep: frozenset[str] = frozenset()) -> dict[str, str]:
-    """black every generated Python file (not those in `keep`, e.g. a user's copied module,
-    whose line numbers must match the original); raises if one is not valid Python."""
-    targets = [(path, text) for path, text in files.items() if path.endswith(".py") and path not in keep]
+    """black every generated Python file; those in `keep` (a user's copied module, whose line
+    numbers must match the original, or a model module already as black writes it) are only
+    parsed. Raises if a file is not valid Python."""
+    targets = [(path, text, path not in keep) for path, text in files.items() if path.endswith(".py")]
     formatted = dict(_format_all(targets))
     return {path: formatted.get(path, text) for path, text in files.items()}
 
 
-def _format_one(item: tuple[str, str]) -> tuple[str, str]:
-    path, text = item
+def _format_one(item: tuple[str, str, bool]) -> tuple[str, str]:
+    path, text, reformat = item
     try:
+        if not reformat:
+            compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            return path, text
         return path, black.format_str(text, mode=_MODE)
-    except black.InvalidInput as exc:
+    except (black.InvalidInput, SyntaxError, ValueError) as exc:
         raise ValueError(f"generated {path} is not valid Python: {exc}") from exc
 
 
-def _format_all(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """black is ~100 kB/s; a big spec's models (GitHub: 6,000 modules, 3.5 MB) are split
-    across processes. The output is the same either way: each file is formatted alone."""
-    workers = _workers(sum(len(text) for _, text in items))
+def _format_all(items: list[tuple[str, str, bool]]) -> list[tuple[str, str]]:
+    """black is ~150 kB/s; a big spec's Python (GitHub: 1.5 MB to format, 3.5 MB of models
+    to parse) is split across processes. The output is the same either way: each file is
+    formatted alone."""
+    workers = _workers(sum(len(text) for _, text, reformat in items if reformat))
     if workers <= 1 or len(items) < 2:
         return [_format_one(item) for item in items]
-    largest_first = sorted(items, key=lambda item: -len(item[1]))  # no big file starts last
+    # No costly file starts last; parsing costs a small fraction of formatting.
+    largest_first = sorted(items, key=lambda item: -len(item[1]) if item[2] else -len(item[1]) // 16)
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         return list(pool.map(_format_one, largest_first, chunksize=max(1, len(items) // (workers * 8))))

@@ -185,7 +185,7 @@ class _Parser:
             [naming.ToolNameRequest(op.key, op.wanted_name) for op in operations], self.options.max_name_length
         )
         models_at = len(self.diag.items)  # model warnings are reported here, whenever they arrive
-        pending = self._start_models()
+        pending = self._start_models(operations)
         tools = []
         used_python_names: set[str] = set()
         for op, tool_name in zip(operations, names, strict=True):
@@ -330,10 +330,13 @@ class _Parser:
         self._warn(f"security scheme {name!r} of type {kind!r} is not supported; ignored", pointer)
         return None
 
-    def _start_models(self) -> ModelJob | None:
-        """Typed models are generated in a forked process while the tools are converted
-        (on big specs each takes a third of the time); see `schemas.start_models`."""
-        return start_models(self.doc) if self.options.models else None
+    def _start_models(self, operations: list[_Operation]) -> ModelJob | None:
+        """Typed models, for the schemas the selected operations use, are generated in a
+        forked process while the tools are converted; see `schemas.start_models`."""
+        if not self.options.models:
+            return None
+        roots = [op.node for op in operations] + [op.item.get("parameters") for op in operations]
+        return start_models(self.doc, roots)
 
     def _finish_models(self, job: ModelJob | None, at: int) -> ModelIndex:
         if job is None:

@@ -291,7 +291,7 @@ def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, mon
          "from pydantic import BaseModel\n\nfrom . import a as a_1\nfrom . import b\n\n\nclass X(BaseModel):\n    pass\n"),
         # isort's order: `import` lines first, natural order, classes before functions, `..` before `.`
         ("from . import x2, x11, y as z\nfrom .. import up\nimport sys\nfrom os import path, PathLike, SEP\n\nv = 1\n",
-         "import sys\nfrom os import SEP, PathLike, path\n\nfrom .. import up\nfrom . import x2, x11\nfrom . import y as z\n\n\nv = 1\n"),
+         "import sys\nfrom os import SEP, PathLike, path\n\nfrom .. import up\nfrom . import x2, x11\nfrom . import y as z\n\nv = 1\n"),
         # a wrapped import: left as it is
         ("from pydantic import (\n    BaseModel,\n)\nimport os\n\nx = 1\n", "from pydantic import (\n    BaseModel,\n)\nimport os\n\nx = 1\n"),
         ("x = 1\n", "x = 1\n"),
@@ -299,7 +299,7 @@ def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, mon
     ids=["grouped", "isort-order", "wrapped", "none"],
 )
 def test_model_imports_are_grouped_like_isort(source: str, expected: str) -> None:
-    from mcpgen.schemas import black_style
+    from mcpgen.model_style import black_style
 
     assert black_style(source) == expected
 

@@ -1,0 +1,130 @@
+"""Typed models are generated for the schemas the selected operations use, and model
+modules skip black only when black would leave them as they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import black
+import pytest
+
+from mcpgen.config import OperationFilter
+from mcpgen.diagnostics import Diagnostics
+from mcpgen.model_style import black_style, is_black_formatted
+from mcpgen.schemas import generate_models, used_schemas
+from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+from mcpgen.writer import _MODE
+
+OBJECT: dict[str, Any] = {"type": "object", "properties": {"id": {"type": "integer"}}}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _spec() -> dict[str, Any]:
+    """Each used schema is reached a different way; `Webhook` and `Orphan` by none."""
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/pets/{id}": {
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": _ref("PetId")}],
+                "get": {"operationId": "getPet", "tags": ["pets"], "responses": {"200": {"$ref": "#/components/responses/Pet"}}},
+            },
+            "/shapes": {
+                "post": {
+                    "operationId": "addShape", "tags": ["shapes"],
+                    "requestBody": {"$ref": "#/components/requestBodies/Shape"},
+                    "responses": {"204": {"description": "ok"}},
+                },
+            },
+        },
+        "components": {
+            "responses": {"Pet": {"description": "a pet", "content": {"application/json": {"schema": _ref("Pet")}}}},
+            "requestBodies": {"Shape": {"content": {"application/json": {"schema": _ref("Shape")}}}},
+            "schemas": {
+                "PetId": {"type": "integer"},
+                "Pet": {"type": "object", "properties": {"owner": {"$ref": "#/components/schemas/Owner/properties/name"}}},
+                "Owner": {"type": "object", "properties": {"name": {"type": "string"}, "home": _ref("Home")}},
+                "Home": OBJECT,
+                "Shape": {"oneOf": [_ref("Circle")], "discriminator": {"propertyName": "kind", "mapping": {"c": "Circle", "s": "#/components/schemas/Square"}}},
+                "Circle": OBJECT,
+                "Square": OBJECT,
+                "Webhook": {"type": "object", "properties": {"pet": _ref("Pet"), "orphan": _ref("Orphan")}},
+                "Orphan": OBJECT,
+            },
+        },
+    }
+
+
+def test_used_schemas_follow_every_kind_of_reference() -> None:
+    doc = _spec()
+    roots = [item for path in doc["paths"].values() for item in path.values()]
+    assert used_schemas(doc, roots) == {"PetId", "Pet", "Owner", "Home", "Shape", "Circle", "Square"}
+
+
+def test_used_schemas_survive_cycles_and_dangling_refs() -> None:
+    doc = {"components": {"schemas": {"A": {"properties": {"b": _ref("B"), "x": _ref("Missing")}}, "B": {"items": _ref("A")}}}}
+    assert used_schemas(doc, [_ref("A"), {"$ref": "#/nowhere/at/all"}, {"$ref": "other.yaml#/A"}]) == {"A", "B"}
+
+
+def _model_classes(tmp_path: Path, filters: OperationFilter | None = None) -> set[str]:
+    import yaml
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(_spec()), "utf-8")
+    options = OpenApiOptions(models=True) if filters is None else OpenApiOptions(models=True, filters=filters)
+    project = parse_openapi(spec, options, Diagnostics(file=str(spec)))
+    return {m.path[:-3] for m in project.models if m.path != "__init__.py"}
+
+
+def test_models_only_for_the_schemas_operations_use(tmp_path: Path) -> None:
+    modules = _model_classes(tmp_path)
+    assert {"pet", "owner", "home", "shape", "circle", "square"} <= modules
+    assert "webhook" not in modules and "orphan" not in modules
+
+
+def test_filters_narrow_the_models_too(tmp_path: Path) -> None:
+    modules = _model_classes(tmp_path, OperationFilter(include_tags=("shapes",)))
+    assert {"shape", "circle", "square"} <= modules
+    assert not modules & {"pet", "owner", "home", "webhook"}
+
+
+def test_unused_schemas_need_no_roots_when_none_are_given() -> None:
+    doc = _spec()
+    assert {"webhook.py", "orphan.py"} <= {m.path for m in generate_models(doc).modules}
+
+
+@pytest.mark.parametrize(
+    ("source", "skips_black"),
+    [
+        ("class A(BaseModel):\n    x: int = 1\n", True),
+        ("class A(BaseModel):\n    x: int = 1 \n", False),  # trailing space
+        ("class A(BaseModel):\n    x: Annotated[str, Field(description='" + "d" * 90 + "')]\n", False),  # too long
+        ("class A(BaseModel):\n    x: int = \\\n        1\n", False),  # continuation
+        ("class A(BaseModel):\n\tx: int = 1\n", False),
+    ],
+    ids=["plain", "trailing-space", "long-line", "continuation", "tab"],
+)
+def test_a_module_skips_black_only_when_black_would_not_change_it(source: str, skips_black: bool) -> None:
+    styled = black_style(source)
+    assert is_black_formatted(styled) is skips_black
+    assert (black.format_str(styled, mode=_MODE) == styled) is skips_black
+
+
+def test_black_style_double_quotes_code_strings_but_not_docstring_text() -> None:
+    source = (
+        "from enum import Enum\n\n\nclass Side(Enum):\n    \"\"\"\n    It's 'left' = 'right'.\n    \"\"\"\n\n"
+        "    left = 'left'\n    quote = '\"'\n"
+    )
+    styled = black_style(source)
+    assert "    left = \"left\"\n" in styled and "It's 'left' = 'right'." in styled and "quote = '\"'" in styled
+    assert is_black_formatted(styled) and black.format_str(styled, mode=_MODE) == styled
+
+
+def test_a_re_export_module_keeps_one_blank_line_after_its_imports() -> None:
+    # datamodel-code-generator's modules for schema cycles re-export from `_internal`
+    styled = black_style("# h\n\nfrom __future__ import annotations\n\nfrom ._internal import Orbit\n\n__all__ = ['Orbit']\n")
+    assert is_black_formatted(styled) and black.format_str(styled, mode=_MODE) == styled
