@@ -14,7 +14,8 @@ import sys
 import tokenize
 from typing import Any
 
-_LINE_LENGTH = 100  # black's, as mcpgen.writer sets it
+from mcpgen.writer import LINE_LENGTH
+
 _CLASS_DOCSTRING_END = re.compile(r'^(class [^\n]*:\n    """(?:[^\n]*"""|(?:.*\n)*?\s*""")\n)(?=[^\n])', re.MULTILINE)
 
 
@@ -35,7 +36,7 @@ def is_black_formatted(source: str) -> bool:
     benchmark checks the claim with `black --check` over the generated models.
     """
     return not any(
-        len(line) > _LINE_LENGTH or line.endswith((" ", "\\")) or "\t" in line or "\r" in line or "\f" in line
+        len(line) > LINE_LENGTH or line.endswith((" ", "\\")) or "\t" in line or "\r" in line or "\f" in line
         for line in source.split("\n")
     )
 
@@ -92,7 +93,7 @@ def sorted_imports(source: str) -> str:
 
 
 def _wrapped(statement: str) -> str:
-    if len(statement) <= _LINE_LENGTH or not statement.startswith("from "):
+    if len(statement) <= LINE_LENGTH or not statement.startswith("from "):
         return statement
     head, _, names = statement.partition(" import ")
     return f"{head} import (\n" + "".join(f"    {name.strip()},\n" for name in names.split(",")) + ")"

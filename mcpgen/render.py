@@ -16,6 +16,7 @@ import jinja2
 
 from mcpgen import naming, project_tests
 from mcpgen.ir import HttpBody, HttpRoute, Project, Prompt, Resource, SecurityScheme, Tool
+from mcpgen.writer import LINE_LENGTH
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
@@ -71,6 +72,30 @@ def docstring(text: Any) -> str:
     if text.endswith('"'):
         text = text[:-1] + '\\"'
     return text or "(no description)"
+
+
+def docstring_literal(text: Any, indent: int = 4) -> str:
+    """A whole docstring, quotes included, laid out as black lays it out at `indent`
+    spaces (black's linegen docstring rules): later lines re-indented, a leading quote
+    padded, closing quotes on their own line when the last line has no room for them."""
+    lines = docstring(text).split("\n")
+    if len(lines) > 1:
+        rest = [_leading_tabs_expanded(line) for line in lines[1:]]
+        common = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
+        lines = [lines[0], *(" " * indent + line[common:] if line.strip() else "" for line in rest)]
+    body = "\n".join(lines)
+    if body.startswith('"'):
+        body = " " + body
+    if body.endswith('"'):
+        body += " "
+    if len(lines) > 1 and len(body.rsplit("\n", 1)[-1]) + 3 > LINE_LENGTH:
+        body += "\n" + " " * indent
+    return f'"""{body}"""'
+
+
+def _leading_tabs_expanded(line: str) -> str:
+    stripped = line.lstrip()
+    return line if not stripped or stripped == line else line[: len(line) - len(stripped)].expandtabs() + stripped
 
 
 def ident(value: Any) -> str:
@@ -137,7 +162,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(
-        pyrepr=pyrepr, docstring=docstring, ident=ident, dotted=dotted, annotation=annotation,
+        pyrepr=pyrepr, docstring=docstring, docstring_literal=docstring_literal, ident=ident, dotted=dotted, annotation=annotation,
         tomlstr=tomlstr, comment=comment, md=md, mdcell=mdcell, json_document=json_document, json_lines=json_lines,
     )
     return env
@@ -301,6 +326,21 @@ def operation_view(tool: Tool) -> dict[str, Any]:
     }
 
 
+def typed_imports(operations: list[dict[str, Any]], up: str) -> dict[str, Any]:
+    """The typed API's model imports (`up` is the package's relative prefix) and, per
+    operation, which of its lines fit on one line: wrapped as black wraps them otherwise."""
+    imports = sorted({(op["model_module"], op["model_class"]) for op in operations if op["model_module"]})
+    fits = {(m, c): len(f"    from {up}models.{m} import {c}") <= LINE_LENGTH for m, c in imports}
+    return {
+        "imports": [{"module": m, "name": c, "fits": fits[m, c]} for m, c in imports],
+        "import_fits": {op["function"]: fits.get((op["model_module"], op["model_class"]), True) for op in operations},
+        "return_fits": {
+            op["function"]: len(f"    return TypeAdapter({op['returns']}).validate_json(response.content)") <= LINE_LENGTH
+            for op in operations
+        },
+    }
+
+
 def _client_configs(project: Project, distribution: str) -> tuple[dict[str, Any], dict[str, Any]]:
     env = {v.name: f"<{v.name.lower()}>" for v in project.env_vars if v.secret}
     server: dict[str, Any] = {"command": distribution, "args": []}
@@ -371,9 +411,7 @@ def render_project(project: Project) -> dict[str, str]:
     if openapi:
         operations = [operation_view(t) for t in project.tools]
         context["operations"] = operations
-        context["model_imports"] = sorted(
-            {(op["model_module"], op["model_class"]) for op in operations if op["model_module"]}
-        )
+        context["typed"] = typed_imports(operations, ".")
         context["example_function"] = operations[0]["function"] if operations else "operation"
         context["security_schemes"] = {s.name: security_view(s) for s in project.security_schemes}
         files[f"{pkg}/auth.py"] = "src/auth.py.j2"
@@ -410,8 +448,7 @@ def _operation_modules(env: jinja2.Environment, context: dict[str, Any], folder:
     parts = []
     for number, chunk in enumerate(chunks, start=1):
         module = f"part_{number:03d}"
-        imports = sorted({(op["model_module"], op["model_class"]) for op in chunk if op["model_module"]})
-        part_context = {**context, "operations": chunk, "model_imports": imports, "up": ".."}
+        part_context = {**context, "operations": chunk, "typed": typed_imports(chunk, ".."), "up": ".."}
         out[f"{folder}/{module}.py"] = template.render(part_context)
         parts.append({"module": module, "functions": [op["function"] for op in chunk]})
     index = {**context, "operation_parts": parts, "operations_per_module": OPERATIONS_PER_MODULE}

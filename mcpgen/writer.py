@@ -17,7 +17,8 @@ from pathlib import Path
 
 import black
 
-_MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)
+LINE_LENGTH = 100  # generated code's; templates and model_style write to it, so black has little to change
+_MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=LINE_LENGTH)
 # Below this much Python, starting worker processes costs more than it saves.
 _PARALLEL_BYTES = 1_000_000
 
