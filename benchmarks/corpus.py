@@ -3,6 +3,7 @@
     python benchmarks/corpus.py [--root ROOT] [--list FILE | --all] [--only SUBSTRING] [--jobs 2]
                                 [--results corpus.jsonl] [--fresh] [--timeout 900]
                                 [--mypy-every 10] [--mypy-match SUBSTRING]... [--keep DIR] [--report]
+                                [--shuffle SEED]
 
 ROOT defaults to /work/.corpus/node_modules, fetched with ../shared/corpus/fetch.sh when missing.
 The list (default ../shared/corpus/public.txt) holds spec paths relative to ROOT; `--all` takes
@@ -18,13 +19,17 @@ memory, crash or hang (killed after --timeout) cannot spoil the next:
    tools.json holds, every inputSchema/outputSchema passes the 2020-12 meta-schema, has
    `type: object` at its root, resolves its local `$ref`s, gives every array `items`, and no
    inputSchema has a top-level oneOf/anyOf/allOf;
-5. `mypy --strict` over the generated package, for every --mypy-every'th spec and those
-   matching --mypy-match, when it has at most 300 tools.
+5. for every --mypy-every'th spec and those matching --mypy-match: `black --check` over the
+   generated Python (model modules black would not change skip black at generation: this
+   checks that claim), and `mypy --strict` over the package when it has at most 300 tools.
+
+`--shuffle SEED` runs the specs in a seeded random order, so a run stopped early is a fair
+sample of the corpus rather than its alphabetical first part.
 
 One JSON line per spec is appended to --results as soon as it is done; a run started again
 skips the specs already there (resume), unless --fresh. The table and totals cover the
 specs of the list found in the results file, so `--report` prints them without running anything:
-status (ok | refused | crash | invalid | serve | mypy | timeout), tools, warnings, generation
+status (ok | refused | crash | invalid | serve | format | mypy | timeout), tools, warnings, generation
 and cold-start seconds; success rate, failure classes with counts, median and p90 generation time.
 """
 
@@ -33,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import statistics
@@ -57,7 +63,7 @@ TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SERVE_TIMEOUT = 300.0
 MYPY_TIMEOUT = 1200.0
 MYPY_MAX_TOOLS = 300  # mypy --strict over GitHub's 6,000 model modules takes longer than the rest together
-STATUSES = ("ok", "refused", "crash", "invalid", "serve", "mypy", "timeout")
+STATUSES = ("ok", "refused", "crash", "invalid", "serve", "format", "mypy", "timeout")
 
 
 @dataclass(slots=True)
@@ -144,6 +150,10 @@ def run_one(root: Path, spec: str, workdir: Path, mypy: bool) -> Outcome:
     problems = verify_tools(listed, [e["tool"] for e in expected])
     if problems:
         return _failed(outcome, "invalid", problems[0], problems=problems)
+    if mypy:
+        unformatted = run_black_check(output)
+        if unformatted:
+            return _failed(outcome, "format", "black --check fails", unformatted)
     if mypy and outcome.tools <= MYPY_MAX_TOOLS:
         outcome.mypy = run_mypy(output, package)
         if outcome.mypy != "ok":
@@ -223,6 +233,16 @@ def serve(src: Path, package: str) -> tuple[list[dict[str, Any]], float, str]:
         last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
         return [], seconds, f"import or tools/list failed: {last[:300]}"
     return json.loads(out.read_text("utf-8")), seconds, ""
+
+
+def run_black_check(output: Path) -> str:
+    """Empty when black, with the project's own settings, would change no generated file;
+    else the first file it would change."""
+    done = subprocess.run([sys.executable, "-m", "black", "--check", "-q", "src"], cwd=output,
+                          capture_output=True, text=True, check=False)
+    if done.returncode == 0:
+        return ""
+    return ((done.stdout + done.stderr).strip().splitlines() or ["black --check failed"])[0][:300]
 
 
 def run_mypy(output: Path, package: str) -> str:
@@ -434,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mypy-every", type=int, default=10, help="mypy --strict every Nth spec of the list; 0: none")
     parser.add_argument("--mypy-match", action="append", default=[], help="mypy --strict specs containing this")
     parser.add_argument("--keep", type=Path, help="generate here and keep the output (default: a temp dir)")
+    parser.add_argument("--shuffle", type=int, metavar="SEED", help="run the specs in this seeded random order")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--mypy", action="store_true", help=argparse.SUPPRESS)
@@ -451,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
     done = load_results(args.results)
     if not args.report:
         todo = specs if args.fresh else [s for s in specs if s not in done]
+        if args.shuffle is not None:
+            random.Random(args.shuffle).shuffle(todo)
         print(f"{len(specs)} specs, {len(specs) - len(todo)} already in {args.results}, {len(todo)} to run", flush=True)
         workdir = args.keep or Path(tempfile.mkdtemp(prefix="mcpgen-corpus-"))
         workdir.mkdir(parents=True, exist_ok=True)
