@@ -667,7 +667,7 @@ def generate_models(
     and the rest generated again; other errors are raised, and the caller decides.
     """
     schemas = document.get("components", {}).get("schemas") or {}
-    if roots is not None and isinstance(schemas, dict):
+    if roots is not None and schemas and isinstance(schemas, dict):
         # GitHub's webhook payloads are 344 of its 969 schemas and 72% of their bytes, and
         # no operation uses them: generating models costs time in proportion to the schemas.
         used = used_schemas(document, roots)

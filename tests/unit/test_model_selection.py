@@ -128,3 +128,8 @@ def test_a_re_export_module_keeps_one_blank_line_after_its_imports() -> None:
     # datamodel-code-generator's modules for schema cycles re-export from `_internal`
     styled = black_style("# h\n\nfrom __future__ import annotations\n\nfrom ._internal import Orbit\n\n__all__ = ['Orbit']\n")
     assert is_black_formatted(styled) and black.format_str(styled, mode=_MODE) == styled
+
+
+def test_a_spec_without_components_has_no_models() -> None:
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {"responses": {"204": {"description": "ok"}}}}}}
+    assert generate_models(doc, roots=[doc["paths"]["/a"]["get"]]).modules == ()
