@@ -69,7 +69,9 @@ def docstring(text: Any) -> str:
     text = _CONTROL.sub("", str(text or "")).replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     text = "\n".join(line.rstrip() for line in text.strip().splitlines())
-    if text.endswith('"'):
+    # A last `"` would run into the closing quotes, unless it is escaped already (text
+    # ending in three quotes): backslashes are doubled above, so an odd run before it escapes it.
+    if text.endswith('"') and (len(text) - 1 - len(text[:-1].rstrip("\\"))) % 2 == 0:
         text = text[:-1] + '\\"'
     return text or "(no description)"
 
