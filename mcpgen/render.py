@@ -25,6 +25,7 @@ _ANNOTATION = re.compile(r"^[^\W\d][\w\[\], |.]*$")  # \w: Unicode identifiers t
 # Above this many operations the typed API becomes a package of modules this size, so no
 # generated module is too big to read, import or type-check (Microsoft Graph's was 13 MB).
 OPERATIONS_PER_MODULE = 150
+BLACK_LINE_LENGTH = 100  # mcpgen.writer formats with this; pyassign/pyentry lay literals out for it
 
 
 def templates_dir() -> Path:
@@ -69,7 +70,9 @@ def docstring(text: Any) -> str:
     text = _CONTROL.sub("", str(text or "")).replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     text = "\n".join(line.rstrip() for line in text.strip().splitlines())
-    if text.endswith('"'):
+    # A last `"` would run into the closing quotes, unless it is escaped already (text
+    # ending in three quotes): backslashes are doubled above, so an odd run before it escapes it.
+    if text.endswith('"') and (len(text) - 1 - len(text[:-1].rstrip("\\"))) % 2 == 0:
         text = text[:-1] + '\\"'
     return text or "(no description)"
 
@@ -141,6 +144,43 @@ def mdcell(value: Any) -> str:
     return text if len(text) <= 160 else text[:159] + "…"
 
 
+def pyassign(value: Any, target: str) -> str:
+    """`target = <literal>` at module level, laid out as black writes it: black leaves the
+    module as it is and so formats it once, not twice."""
+    return f"{target} = " + _black_literal(value, len(target) + 3, 0, "", target)
+
+
+def pyentry(value: Any, key: Any, depth: int = 1) -> str:
+    """`<key literal>: <value literal>,`, one entry of a dict literal at `depth`, as black writes it."""
+    head = f"{pyrepr(key)}: "
+    return head + _black_literal(value, 4 * depth + len(head), depth, ",") + ","
+
+
+def _black_literal(value: Any, column: int, depth: int, tail: str, target: str | None = None) -> str:
+    """pyrepr's text starting at `column` (`tail` follows it) on a line indented 4 * `depth`:
+    kept on the line if it fits black's line length, else a non-empty collection is exploded
+    one item per line with trailing commas (magic: black keeps them exploded), recursively.
+    A scalar that does not fit stays on the line, except after `=`: black wraps it in
+    parentheses when that makes it fit, and always after an annotated target (`X: str = `)."""
+    text = pyrepr(value)
+    if column + len(text) + len(tail) <= BLACK_LINE_LENGTH:
+        return text
+    indent = " " * 4 * (depth + 1)
+    if isinstance(value, dict) and value:
+        heads = [f"{pyrepr(k)}: " for k in value]
+        items = [head + _black_literal(v, len(indent) + len(head), depth + 1, ",") for head, v in zip(heads, value.values())]
+        brackets = "{}"
+    elif isinstance(value, (list, tuple)) and value:
+        items = [_black_literal(v, len(indent), depth + 1, ",") for v in value]
+        brackets = "()" if isinstance(value, tuple) else "[]"
+    else:
+        if target is not None and (len(indent) + len(text) <= BLACK_LINE_LENGTH or ":" in target):
+            return f"(\n{indent}{text}\n)"
+        return text
+    body = "".join(f"{indent}{item},\n" for item in items)
+    return f"{brackets[0]}\n{body}{' ' * 4 * depth}{brackets[1]}"
+
+
 def json_document(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
@@ -165,6 +205,7 @@ def environment() -> jinja2.Environment:
         pyrepr=pyrepr, docstring=docstring, docstring_literal=docstring_literal, ident=ident, dotted=dotted, annotation=annotation,
         tomlstr=tomlstr, comment=comment, md=md, mdcell=mdcell, json_document=json_document, json_lines=json_lines,
     )
+    env.filters.update(pyassign=pyassign, pyentry=pyentry)
     return env
 
 

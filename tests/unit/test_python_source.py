@@ -23,6 +23,7 @@ import pytest
 
 from mcpgen.diagnostics import Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, Project, PythonCall
+from mcpgen.render import pyentry
 from mcpgen.sources import python as python_source
 from mcpgen.sources.python import parse_python
 
@@ -733,6 +734,7 @@ def render_functions(project: Project) -> str:
     )
     env.filters["pyrepr"] = repr
     env.filters["ident"] = lambda value: value
+    env.filters["pyentry"] = pyentry
     text = env.get_template("src/functions.py.j2").render(project=project, tools=[t for t in project.tools if t.call])
     return black.format_str(text, mode=black.Mode(line_length=100))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from mcpgen.render import docstring, pyrepr
@@ -28,6 +28,9 @@ def test_strings_are_double_quoted_as_black_writes_them() -> None:
 
 
 @given(st.text())
+@example('"""')
+@example('a\\"')
+@example('a\\\\"""')
 def test_docstrings_cannot_end_early(text: str) -> None:
     tree = ast.parse(f'def f():\n    """{docstring(text)}"""\n')
     function = tree.body[0]

@@ -11,7 +11,10 @@ from . import config
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="tools-mcp", description=config.SERVER_TITLE)
+    parser = argparse.ArgumentParser(
+        prog="tools-mcp",
+        description=config.SERVER_TITLE,
+    )
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
