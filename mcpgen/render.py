@@ -25,7 +25,6 @@ _ANNOTATION = re.compile(r"^[^\W\d][\w\[\], |.]*$")  # \w: Unicode identifiers t
 # Above this many operations the typed API becomes a package of modules this size, so no
 # generated module is too big to read, import or type-check (Microsoft Graph's was 13 MB).
 OPERATIONS_PER_MODULE = 150
-BLACK_LINE_LENGTH = 100  # mcpgen.writer formats with this; pyassign/pyentry lay literals out for it
 
 
 def templates_dir() -> Path:
@@ -163,7 +162,7 @@ def _black_literal(value: Any, column: int, depth: int, tail: str, target: str |
     A scalar that does not fit stays on the line, except after `=`: black wraps it in
     parentheses when that makes it fit, and always after an annotated target (`X: str = `)."""
     text = pyrepr(value)
-    if column + len(text) + len(tail) <= BLACK_LINE_LENGTH:
+    if column + len(text) + len(tail) <= LINE_LENGTH:
         return text
     indent = " " * 4 * (depth + 1)
     if isinstance(value, dict) and value:
@@ -174,7 +173,7 @@ def _black_literal(value: Any, column: int, depth: int, tail: str, target: str |
         items = [_black_literal(v, len(indent), depth + 1, ",") for v in value]
         brackets = "()" if isinstance(value, tuple) else "[]"
     else:
-        if target is not None and (len(indent) + len(text) <= BLACK_LINE_LENGTH or ":" in target):
+        if target is not None and (len(indent) + len(text) <= LINE_LENGTH or ":" in target):
             return f"(\n{indent}{text}\n)"
         return text
     body = "".join(f"{indent}{item},\n" for item in items)
