@@ -133,3 +133,11 @@ def test_a_re_export_module_keeps_one_blank_line_after_its_imports() -> None:
 def test_a_spec_without_components_has_no_models() -> None:
     doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {"responses": {"204": {"description": "ok"}}}}}}
     assert generate_models(doc, roots=[doc["paths"]["/a"]["get"]]).modules == ()
+
+
+def test_long_lines_inside_docstrings_need_no_black() -> None:
+    long = "    " + "word " * 30
+    styled = black_style(f'class A(BaseModel):\n    """\n{long.rstrip()}\n    """\n\n    x: int\n    """\n{long.rstrip()}\n    """\n')
+    assert is_black_formatted(styled) and black.format_str(styled, mode=_MODE) == styled
+    unclosed = black_style(f'class A(BaseModel):\n    x: int\n    """\n{long.rstrip()}\n')
+    assert not is_black_formatted(unclosed)
