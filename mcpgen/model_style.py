@@ -36,17 +36,27 @@ def is_black_formatted(source: str) -> bool:
     conservative: anything unusual goes to black. The corpus benchmark checks the claim
     with `black --check` over the generated models.
     """
-    in_docstring = False
+    docstring_indent: int | None = None  # inside a docstring: its quotes' indentation
+    content_indent = 1 << 30
     for line in source.split("\n"):
         if line.endswith((" ", "\\")) or "\t" in line or "\r" in line or "\f" in line:
             return False
         if line.strip() == '"""':  # the generator puts a multi-line docstring's quotes on lines of their own
-            in_docstring = not in_docstring
-        elif in_docstring and '"""' in line:
+            if docstring_indent is None:
+                docstring_indent, content_indent = len(line) - 3, 1 << 30
+                continue
+            # black re-indents a docstring whose text is indented other than its quotes
+            if content_indent not in (docstring_indent, 1 << 30):
+                return False
+            docstring_indent = None
+        elif docstring_indent is not None:
+            if '"""' in line:
+                return False
+            if line:
+                content_indent = min(content_indent, len(line) - len(line.lstrip(" ")))
+        elif len(line) > LINE_LENGTH:
             return False
-        elif len(line) > LINE_LENGTH and not in_docstring:
-            return False
-    return not in_docstring
+    return docstring_indent is None
 
 
 def _double_quoted(source: str) -> str:

@@ -141,3 +141,9 @@ def test_long_lines_inside_docstrings_need_no_black() -> None:
     assert is_black_formatted(styled) and black.format_str(styled, mode=_MODE) == styled
     unclosed = black_style(f'class A(BaseModel):\n    x: int\n    """\n{long.rstrip()}\n')
     assert not is_black_formatted(unclosed)
+
+
+def test_a_docstring_indented_other_than_its_quotes_goes_to_black() -> None:
+    # Adyen: descriptions starting with a space; black re-indents a class docstring
+    styled = black_style('class C(Enum):\n    """\n     The type.\n\n      - **bank**: x\n\n    """\n\n    bank = "bank"\n')
+    assert not is_black_formatted(styled) and black.format_str(styled, mode=_MODE) != styled
