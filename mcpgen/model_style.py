@@ -60,11 +60,11 @@ def is_black_formatted(source: str) -> bool:
 
 
 def _double_quoted(source: str) -> str:
-    """Single-quoted strings (datamodel-code-generator writes repr()s) in double quotes.
+    """Single-quoted strings (datamodel-code-generator writes `'...'`) in double quotes.
 
-    Only plain `'...'` literals without a `"` change; repr() escapes no `'` in those, so
-    swapping the two quote characters keeps the value. Tokens, not text: a docstring's
-    `it's` or a quoted word in a description must stay as it is.
+    Only plain `'...'` literals without a `"` change: the quotes are swapped and each `\\'`
+    escape, needless between double quotes, becomes `'`, as black writes it. Tokens, not
+    text: a docstring's `it's` or a quoted word in a description must stay as it is.
     """
     if "'" not in source:
         return source
@@ -73,7 +73,7 @@ def _double_quoted(source: str) -> str:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):  # black will report it, with a better message
         return source
-    for token in tokens:
+    for token in reversed(tokens):  # right to left: an edit shifts what follows on its line
         text = token.string
         if token.type != tokenize.STRING or text[0] != "'" or text.startswith("'''") or '"' in text:
             continue
@@ -81,8 +81,20 @@ def _double_quoted(source: str) -> str:
         if row != end_row:
             continue
         line = lines[row - 1]
-        lines[row - 1] = f'{line[:start]}"{line[start + 1:end - 1]}"{line[end:]}'
+        lines[row - 1] = f'{line[:start]}"{_unescaped_quotes(text[1:-1])}"{line[end:]}'
     return "".join(lines)
+
+
+def _unescaped_quotes(body: str) -> str:
+    """A single-quoted literal's body with its `\\'` escapes dropped (other escapes kept)."""
+    if "\\" not in body:
+        return body
+    out, i = [], 0
+    while i < len(body):
+        pair = body[i : i + 2] if body[i] == "\\" else body[i]
+        out.append("'" if pair == "\\'" else pair)
+        i += len(pair)
+    return "".join(out)
 
 
 def sorted_imports(source: str) -> str:

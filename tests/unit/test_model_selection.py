@@ -3,6 +3,7 @@ modules skip black only when black would leave them as they are."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,13 @@ def test_a_docstring_indented_other_than_its_quotes_goes_to_black() -> None:
     # Adyen: descriptions starting with a space; black re-indents a class docstring
     styled = black_style('class C(Enum):\n    """\n     The type.\n\n      - **bank**: x\n\n    """\n\n    bank = "bank"\n')
     assert not is_black_formatted(styled) and black.format_str(styled, mode=_MODE) != styled
+
+
+def test_escaped_single_quotes_are_unescaped_between_double_quotes() -> None:
+    # GitHub: `won_t_fix = 'won\'t fix'`, as datamodel-code-generator writes it
+    source = "class R(Enum):\n    won_t_fix = 'won\\'t fix'\n    path = 'C:\\\\dir\\\\'\n    mixed = 'a\\\\\\'b', 'x'\n"
+    styled = black_style(source)
+    values = [ast.literal_eval(line.split(" = ")[1]) for line in source.splitlines()[1:]]
+    assert [ast.literal_eval(line.split(" = ")[1]) for line in styled.splitlines()[1:]] == values
+    assert "won_t_fix = \"won't fix\"" in styled and "'" not in styled.replace("won't", "").replace("\\'", "")
+    assert is_black_formatted(styled) and black.format_str(styled, mode=_MODE) == styled
