@@ -731,7 +731,10 @@ def used_schemas(document: dict[str, Any], roots: list[Any]) -> set[str]:
                 pending.append(schemas[tokens[2]])  # the whole schema, whatever part the ref names
             target: Any = document
             for token in tokens:
-                target = target.get(token) if isinstance(target, dict) else None
+                if isinstance(target, list) and token.isdigit() and int(token) < len(target):
+                    target = target[int(token)]
+                else:
+                    target = target.get(token) if isinstance(target, dict) else None
             pending.append(target)
         pending.extend(value for key, value in node.items() if key != "$ref")
     return used

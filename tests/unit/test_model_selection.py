@@ -71,6 +71,11 @@ def test_used_schemas_survive_cycles_and_dangling_refs() -> None:
     assert used_schemas(doc, [_ref("A"), {"$ref": "#/nowhere/at/all"}, {"$ref": "other.yaml#/A"}]) == {"A", "B"}
 
 
+def test_used_schemas_follow_refs_into_lists() -> None:
+    doc = {"paths": {"/a": {"get": {"parameters": [{"schema": _ref("P")}]}}}, "components": {"schemas": {"P": OBJECT, "Q": OBJECT}}}
+    assert used_schemas(doc, [{"$ref": "#/paths/~1a/get/parameters/0"}]) == {"P"}
+
+
 def _model_classes(tmp_path: Path, filters: OperationFilter | None = None) -> set[str]:
     import yaml
 
