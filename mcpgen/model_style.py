@@ -68,7 +68,7 @@ def _double_quoted(source: str) -> str:
     """
     if "'" not in source:
         return source
-    lines = source.splitlines(keepends=True)
+    lines = source.split("\n")  # as tokenize counts rows: not at \r, \x0c or \u2028 in a docstring
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):  # black will report it, with a better message
@@ -82,7 +82,7 @@ def _double_quoted(source: str) -> str:
             continue
         line = lines[row - 1]
         lines[row - 1] = f'{line[:start]}"{_unescaped_quotes(text[1:-1])}"{line[end:]}'
-    return "".join(lines)
+    return "\n".join(lines)
 
 
 def _unescaped_quotes(body: str) -> str:

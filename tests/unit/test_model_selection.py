@@ -163,3 +163,10 @@ def test_escaped_single_quotes_are_unescaped_between_double_quotes() -> None:
     assert [ast.literal_eval(line.split(" = ")[1]) for line in styled.splitlines()[1:]] == values
     assert "won_t_fix = \"won't fix\"" in styled and "'" not in styled.replace("won't", "").replace("\\'", "")
     assert is_black_formatted(styled) and black.format_str(styled, mode=_MODE) == styled
+
+
+def test_quotes_are_found_on_the_right_line_after_unusual_line_breaks() -> None:
+    # \u2028, \x0c and \r are line breaks to str.splitlines, not to tokenize
+    source = "class J(Enum):\n    \"\"\"\n    a\u2028b\x0cc\rd\n    \"\"\"\n\n    x = 'x'\n    y = 'y'\n"
+    styled = black_style(source)
+    assert styled == source.replace("'x'", '"x"').replace("'y'", '"y"')
