@@ -58,7 +58,8 @@ def _format_all(items: list[tuple[str, str, bool]]) -> list[tuple[str, str]]:
     largest_first = sorted(items, key=lambda item: -len(item[1]) if item[2] else -len(item[1]) // 16)
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        return list(pool.map(_format_one, largest_first, chunksize=max(1, len(items) // (workers * 8))))
+        # One file a task: chunks of the cost-sorted list would hand one worker the costly head.
+        return list(pool.map(_format_one, largest_first))
 
 
 def _workers(python_bytes: int) -> int:
