@@ -810,13 +810,26 @@ def _model_input(node: Any, names: bool = False, schema: bool = False) -> Any:
             out[key] = _model_input(value, schema=schema)
         elif key.startswith("x-") or (schema and _unusable_in_models(key, value)):
             continue
-        elif schema and key == "default" and not _fits(value, node):
-            continue  # `default: "false"` on a boolean: the model would not type-check
+        elif schema and key == "default" and (not _fits(value, node) or _typed_string_default(value, node)):
+            continue  # `default: "false"` on a boolean, `""` on a URL: the model would not type-check
         elif key in _DATA_KEYWORDS or (key == "examples" and isinstance(value, list)):
             out[key] = value  # instance data: kept as written
         else:
             out[key] = _model_input(value, key in _NAME_MAPS, schema or key in ("schema", "schemas"))
     return out
+
+
+# String formats datamodel-code-generator types as something other than `str` (AnyUrl,
+# datetime, UUID, IPv4Address, Decimal, bytes, ...): a string default there is the wrong type.
+_TYPED_STRING_FORMATS = frozenset({
+    "date", "date-time", "date-time-local", "duration", "time", "time-local", "path", "uri", "ipv4", "ipv6",
+    "ipv4-network", "ipv6-network", "decimal", "integer", "unixtime", "ulid", "binary", "byte", "password",
+    "uuid", "uuid1", "uuid2", "uuid3", "uuid4", "uuid5",
+})
+
+
+def _typed_string_default(value: Any, node: dict[str, Any]) -> bool:
+    return isinstance(value, str) and node.get("format") in _TYPED_STRING_FORMATS
 
 
 def _unusable_in_models(key: str, value: Any) -> bool:

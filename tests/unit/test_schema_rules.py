@@ -324,3 +324,14 @@ def test_defaults_of_the_wrong_type_do_not_reach_models() -> None:
             "flagged": {"type": "boolean", "default": "false"}, "count": {"type": "integer", "default": 3}}}}}}
     text = "\n".join(m.source for m in generate_models(doc).modules)
     assert "flagged: bool | None = None" in text and "count: int | None = 3" in text
+
+
+def test_string_defaults_of_typed_formats_do_not_reach_models(tmp_path: Path) -> None:
+    # GitHub: `environment_url: {type: string, format: uri, default: ""}` gave `AnyUrl | None = ""`
+    doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
+        "Deployment": {"type": "object", "properties": {
+            "url": {"type": "string", "format": "uri", "default": ""},
+            "at": {"type": "string", "format": "date-time", "default": "now"},
+            "name": {"type": "string", "format": "hostname-ish", "default": "x"}}}}}}
+    text = "\n".join(m.source for m in generate_models(doc).modules)
+    assert '= ""' not in text and '"now"' not in text and '= "x"' in text
