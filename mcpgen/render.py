@@ -201,10 +201,10 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(
-        pyrepr=pyrepr, docstring=docstring, docstring_literal=docstring_literal, ident=ident, dotted=dotted, annotation=annotation,
-        tomlstr=tomlstr, comment=comment, md=md, mdcell=mdcell, json_document=json_document, json_lines=json_lines,
+        pyrepr=pyrepr, pyassign=pyassign, pyentry=pyentry, docstring=docstring, docstring_literal=docstring_literal,
+        ident=ident, dotted=dotted, annotation=annotation, tomlstr=tomlstr, comment=comment, md=md, mdcell=mdcell,
+        json_document=json_document, json_lines=json_lines,
     )
-    env.filters.update(pyassign=pyassign, pyentry=pyentry)
     return env
 
 
