@@ -38,6 +38,11 @@ _SCHEMA_VALUES = (
 # Refs inlined inside each other beyond this depth go to `$defs`: it bounds both the
 # schema size and Python's stack on deeply nested (non-recursive) specs.
 _MAX_INLINE_DEPTH = 24
+# A bound on one schema's conversion: some reference graphs still expand combinatorially
+# (presalytics.io's OOXML spec ran for over 15 minutes): fewer levels of references are kept,
+# and if even one level is too many, the operation is skipped.
+# The largest in GitHub's and Stripe's specs need about 1,100 and 3,000.
+_MAX_NODES = 200_000
 # One converted schema (a parameter, a body, a response) beyond this many bytes of JSON is
 # converted again keeping fewer levels of references (see `SchemaConverter.convert`).
 _MAX_SCHEMA_BYTES = 64_000
@@ -62,6 +67,10 @@ _STRINGS = ("format", "title", "description", "$comment", "contentEncoding", "co
 _BOOLEANS = ("uniqueItems", "readOnly", "writeOnly", "deprecated")
 
 
+class SchemaTooLarge(Exception):
+    """A schema whose conversion would exceed _MAX_NODES schema objects."""
+
+
 @dataclass(slots=True)
 class _Root:
     """The state of one conversion: its direction, the refs it shares, its `$defs`."""
@@ -74,6 +83,7 @@ class _Root:
     depths: dict[str, int] = field(default_factory=dict)  # `$defs` ref -> nesting depth where first met
     base: int = 0  # nesting depth of the definition being converted
     elided: bool = False  # some reference was cut at max_depth
+    nodes: int = 0  # schema objects converted so far, bounded by _MAX_NODES
 
 
 @dataclass(slots=True)
@@ -100,23 +110,30 @@ class SchemaConverter:
         shared, estimate = self._closure(schema)
         if shared and self._inlined_size(schema) <= _MAX_SCHEMA_BYTES // 2:
             shared = frozenset()  # small enough to inline every non-recursive ref: what clients handle best
-        if estimate <= _MAX_SCHEMA_BYTES // 2:  # conversion adds far less than it would take to double
-            return self._convert(schema, pointer, _Root(direction, shared, None))
-        if estimate <= _MAX_SCHEMA_BYTES * 4:  # the estimate counts what conversion drops
-            out = self._convert(schema, pointer, _Root(direction, shared, None))
-            if _json_size(out) <= _MAX_SCHEMA_BYTES:
-                return out
+        try:
+            if estimate <= _MAX_SCHEMA_BYTES // 2:  # conversion adds far less than it would take to double
+                return self._convert(schema, pointer, _Root(direction, shared, None))
+            if estimate <= _MAX_SCHEMA_BYTES * 4:  # the estimate counts what conversion drops
+                out = self._convert(schema, pointer, _Root(direction, shared, None))
+                if _json_size(out) <= _MAX_SCHEMA_BYTES:
+                    return out
+        except SchemaTooLarge:  # whole, it expands too far: keep fewer levels
+            estimate = -1
         # Fewest levels first: each try costs about its own size, never the whole graph's.
         best = self._convert(schema, pointer, root := _Root(direction, shared, 0))
         kept = 0
         while root.elided and kept < _MAX_KEPT_DEPTH:
-            candidate = self._convert(schema, pointer, deeper := _Root(direction, shared, kept + 1))
+            try:
+                candidate = self._convert(schema, pointer, deeper := _Root(direction, shared, kept + 1))
+            except SchemaTooLarge:
+                break
             if _json_size(candidate) > _MAX_SCHEMA_BYTES:
                 break
             best, root, kept = candidate, deeper, kept + 1
         if root.elided:
+            size = f"about {estimate // 1000} kB" if estimate >= 0 else f"over {_MAX_NODES:,} schema objects"
             self._warn_once(
-                f"schema of about {estimate // 1000} kB: {kept} level(s) of references kept, "
+                f"schema of {size}: {kept} level(s) of references kept, "
                 f"deeper ones accept any value of their type ({_json_size(best) // 1000} kB)",
                 pointer,
             )
@@ -267,6 +284,9 @@ class SchemaConverter:
         if not isinstance(schema, dict):
             self._warn_once("schema is not an object; accepting any value", pointer)
             return {}
+        root.nodes += 1
+        if root.nodes > _MAX_NODES:
+            raise SchemaTooLarge(f"its schemas expand to over {_MAX_NODES:,} schema objects")
         ref = schema.get("$ref")
         if isinstance(ref, str):
             return self._ref(schema, ref, pointer, root, stack, inline)

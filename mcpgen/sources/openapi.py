@@ -38,6 +38,7 @@ from mcpgen.schemas import (
     ModelIndex,
     ModelJob,
     SchemaConverter,
+    SchemaTooLarge,
     hoist_defs,
     is_object_schema,
     merge_all_of,
@@ -195,6 +196,9 @@ class _Parser:
                 tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
             except RecursionError:  # schema walks recurse once per nesting level
                 self.diag.warning("schemas nested too deeply to convert; operation skipped", op.pointer)
+                continue
+            except SchemaTooLarge as exc:
+                self.diag.warning(f"{exc}, too many to convert; operation skipped", op.pointer)
                 continue
             depth = 0 if tool is None else max(_json_depth(tool.input_schema), _json_depth(tool.output_schema))
             if depth > _MAX_SCHEMA_DEPTH:

@@ -170,3 +170,33 @@ def test_quotes_are_found_on_the_right_line_after_unusual_line_breaks() -> None:
     source = "class J(Enum):\n    \"\"\"\n    a\u2028b\x0cc\rd\n    \"\"\"\n\n    x = 'x'\n    y = 'y'\n"
     styled = black_style(source)
     assert styled == source.replace("'x'", '"x"').replace("'y'", '"y"')
+
+
+def test_a_schema_that_expands_too_far_keeps_fewer_levels_or_skips_its_operation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """presalytics.io's OOXML schemas expanded for over 15 minutes; the conversion is bounded."""
+    import json
+
+    from mcpgen import schemas
+
+    monkeypatch.setattr(schemas, "_MAX_NODES", 40)
+    leaf = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(8)}}
+    nested = {"type": "object", "properties": {f"n{i}": _ref("Leaf") for i in range(3)}}
+    wide = {"type": "object", "properties": {f"w{i}": {"type": "string"} for i in range(60)}}
+    spec = {
+        "openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/deep": {"get": {"operationId": "deep", "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": _ref("Top")}}}}}},
+            "/wide": {"get": {"operationId": "wide", "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": wide}}}}}},
+        },
+        "components": {"schemas": {"Leaf": leaf, "Mid": nested, "Top": {"type": "object", "properties": {f"m{i}": _ref("Mid") for i in range(3)}}}},
+    }
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec), "utf-8")
+    diagnostics = Diagnostics(file=str(path))
+    project = parse_openapi(path, OpenApiOptions(models=False), diagnostics)
+    assert [t.name for t in project.tools] == ["deep"]  # `wide` has 61 objects at its root: skipped
+    messages = [d.message for d in diagnostics.items]
+    assert any("over 40 schema objects" in m and "level(s) of references kept" in m for m in messages)
+    assert any("over 40 schema objects, too many to convert; operation skipped" in m for m in messages)
