@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import free_port, wait_for_port
+from tests.e2e.conftest import http_server
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures.py"
@@ -133,23 +133,9 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server_url(generated: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
     log = tmp_path_factory.mktemp("conformance-log") / "server.log"
-    env = {**os.environ, "PYTHONPATH": str(generated / "src")}
-    with log.open("wb") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", PACKAGE, "--transport", "http", "--port", str(port)],
-            env=env, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_for_port(port, proc, log)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with http_server(PACKAGE, {**os.environ, "PYTHONPATH": str(generated / "src")}, log) as port:
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 def _run_suite(tools: dict[str, Path], url: str, out: Path, *scenario: str) -> dict[str, list[dict[str, Any]]]:

@@ -136,28 +136,34 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, deadline:
     raise RuntimeError(f"server did not listen on {port} within {deadline} s:\n{log.read_text()}")
 
 
-@pytest.fixture(scope="session")
-def http_url(generated: Path, upstream: Upstream, log_dir: Path) -> Iterator[str]:
-    """The generated server over streamable HTTP (stateless) on 127.0.0.1."""
+@contextlib.contextmanager
+def http_server(package: str, env: dict[str, str], log: Path, host: str = "127.0.0.1") -> Iterator[int]:
+    """A generated server's process on streamable HTTP, its output in `log`; yields its port."""
     port = free_port()
-    log = log_dir / "http.log"
     with log.open("wb") as sink:
         proc = subprocess.Popen(
-            [sys.executable, "-m", PACKAGE, "--transport", "http", "--port", str(port)],
-            env=shared_env(generated, upstream),
+            [sys.executable, "-m", package, "--transport", "http", "--host", host, "--port", str(port)],
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=sink,
             stderr=subprocess.STDOUT,
         )
         try:
             wait_for_port(port, proc, log)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield port
         finally:
             proc.terminate()
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+@pytest.fixture(scope="session")
+def http_url(generated: Path, upstream: Upstream, log_dir: Path) -> Iterator[str]:
+    """The generated server over streamable HTTP (stateless) on 127.0.0.1."""
+    with http_server(PACKAGE, shared_env(generated, upstream), log_dir / "http.log") as port:
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 # -- connected clients ---------------------------------------------------------

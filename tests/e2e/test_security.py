@@ -28,7 +28,7 @@ import pytest
 from mcp import Client, MCPError, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 
-from .conftest import PACKAGE, free_port, server_env, stdio_params, wait_for_port
+from .conftest import PACKAGE, free_port, http_server, server_env, stdio_params
 from .faults import CONTROL_TEXT, FaultyUpstream
 
 pytestmark = pytest.mark.anyio
@@ -68,28 +68,6 @@ def env_for(generated: Path, upstream: FaultyUpstream, **overrides: str) -> dict
     return server_env(generated, **{**settings, **overrides})
 
 
-@contextlib.contextmanager
-def http_process(env: dict[str, str], log: Path, host: str = "127.0.0.1") -> Iterator[int]:
-    port = free_port()
-    with log.open("wb") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", PACKAGE, "--transport", "http", "--host", host, "--port", str(port)],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_for_port(port, proc, log)
-            yield port
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-
-
 @contextlib.asynccontextmanager
 async def connect(kind: str, env: dict[str, str], log: Path, token: str | None = None) -> AsyncIterator[Client]:
     """A client of a fresh server process over `kind`; the server's stderr goes to `log`."""
@@ -98,7 +76,7 @@ async def connect(kind: str, env: dict[str, str], log: Path, token: str | None =
             async with Client(stdio_client(stdio_params(env), errlog=errlog), cache=None) as client:
                 yield client
         return
-    with http_process(env, log) as port:
+    with http_server(PACKAGE, env, log) as port:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         async with httpx2.AsyncClient(headers=headers, timeout=HANG_GUARD) as http:
             transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
@@ -193,7 +171,7 @@ async def test_read_only_and_allow_list(generated: Path, faulty: FaultyUpstream,
 
 async def test_http_bearer_token_and_dns_rebinding(generated: Path, faulty: FaultyUpstream, log_dir: Path) -> None:
     env = env_for(generated, faulty, PETSTORE_MCP_TOKEN=TOKEN)
-    with http_process(env, log_dir / "token.log") as port:
+    with http_server(PACKAGE, env, log_dir / "token.log") as port:
         url = f"http://127.0.0.1:{port}/mcp"
         body = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}
         headers = {"Accept": "application/json, text/event-stream"}
@@ -228,7 +206,7 @@ def test_non_loopback_bind_needs_a_token(generated: Path, faulty: FaultyUpstream
 
 async def test_non_loopback_bind_with_token(generated: Path, faulty: FaultyUpstream, log_dir: Path) -> None:
     env = env_for(generated, faulty, PETSTORE_MCP_TOKEN=TOKEN)
-    with http_process(env, log_dir / "wildcard.log", host="0.0.0.0") as port:
+    with http_server(PACKAGE, env, log_dir / "wildcard.log", host="0.0.0.0") as port:
         url = f"http://127.0.0.1:{port}/mcp"
         async with httpx2.AsyncClient() as raw:
             ping = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}
