@@ -197,7 +197,9 @@ def shape_surface(
         project, tool_mode=mode, page_size=options.page_size, max_response_chars=options.max_response_chars
     )
     if mode == "static":
-        diagnostics += [Diagnostic(Level.WARNING, note, project.source_file) for note in lint.tool_count_notes(len(project.tools))]
+        sizes = [len(json.dumps(wire_tool(tool), ensure_ascii=False)) for tool in project.tools]
+        notes = [*lint.tool_count_notes(len(project.tools)), *lint.page_count_notes(sizes, project.page_size)]
+        diagnostics += [Diagnostic(Level.WARNING, note, project.source_file) for note in notes]
     return project, diagnostics
 
 

@@ -341,6 +341,38 @@ def to_table(findings: list[Finding], tools: int, clients: list[str]) -> str:
     return "\n".join(lines)
 
 
+# The generated server's paging rule (runtime `paging.page_end`), counted here to warn at generation.
+PAGES_TARGET = 48
+MAX_PAGE_BYTES = 2_000_000
+CLIENT_MAX_PAGES = 64  # the TypeScript SDK's listMaxPages: Claude Desktop, VS Code, Cursor, the Inspector
+
+
+def page_count(sizes: list[int], page_size: int) -> int:
+    """tools/list pages a server with tools of these JSON sizes serves."""
+    total, start, pages = len(sizes), 0, 0
+    count = max(1, page_size, -(-total // PAGES_TARGET))
+    while start < total:
+        end, used = min(total, start + count), sizes[start]
+        for index in range(start + 1, end):
+            used += sizes[index]
+            if used > MAX_PAGE_BYTES:
+                end = index
+                break
+        start, pages = end, pages + 1
+    return pages
+
+
+def page_count_notes(sizes: list[int], page_size: int) -> list[str]:
+    pages = page_count(sizes, page_size)
+    if pages <= CLIENT_MAX_PAGES:
+        return []
+    return [
+        f"tools/list takes {pages} pages ({sum(sizes):,} bytes of tools): TypeScript clients (Claude Desktop, "
+        f"Claude Code, VS Code, Cursor, the Inspector) stop listing after {CLIENT_MAX_PAGES}; filter the "
+        "operations or generate with --tool-mode dynamic"
+    ]
+
+
 def tool_count_notes(count: int) -> list[str]:
     """Generation-time warnings when a static catalogue outgrows what common clients handle."""
     notes = []

@@ -1,19 +1,42 @@
-"""Output schemas that describe a response without rejecting real ones.
+"""Output schemas that every client accepts, for responses that stray from them.
 
 MCP clients validate `structuredContent` against a tool's `outputSchema` and refuse the
-whole result on any mismatch, while real APIs routinely stray from their own spec:
-undeclared nulls, new enum values, missing "required" fields, longer strings. So an
-output schema keeps the shape (types, properties, items, `$defs`, descriptions, formats
-as annotations) and drops what only constrains: every type also admits null, `required`,
-`enum`/`const`, bounds, patterns and closed objects go, `oneOf` becomes `anyOf` (relaxed
-branches overlap). What still fails at run time (a string where a number was declared)
-is repaired by the generated server, which then leaves the mismatching parts out of
-`structuredContent` and sends the raw body as text.
+whole result on any mismatch: the TypeScript SDK behind Claude Desktop, Claude Code, VS
+Code, Cursor and the Inspector with ajv and ajv-formats (1.x with ajv's draft-07 class,
+2.x with its 2020-12 one), the Python SDK with jsonschema. So an advertised output schema
+
+- asserts no `format`: ajv-formats rejects `""` as a uri and a zoneless date-time, and real
+  APIs send both. A string's format is named in its description instead;
+- uses only keywords that mean the same to both ajv classes and to jsonschema: no tuple
+  `items`/`prefixItems`, `unevaluated*`, `dependencies`, `patternProperties` (JavaScript and
+  Python regexes differ), nested `$id`/`$anchor`/`$schema`;
+- is portable as the Inspector judges it: a type union is spelled as `anyOf` of single
+  types, and a subschema that accepts anything is left out (an open object accepts the
+  property anyway) or, in `$defs`, spelled as a union of every type;
+- carries none of the annotations no client reads (examples, defaults, `x-` extensions),
+  which were most of its bytes.
+
+A schema of more than `MAX_SUBSCHEMAS` subschemas (GitHub's repository is hundreds, for
+each of 900 tools) is cut by `bound_output_schema` to as many levels of nested properties
+as fit, references inlined: every TypeScript client compiles every tool's validator after
+listing (GitHub's took 11 s), and a client never needs more to accept the data, which the
+text content and the structuredContent still carry whole; deeper objects are just `object`.
+
+For an OpenAPI response, `relax_output_schema` also drops what only constrains (`required`,
+`enum`/`const`, bounds, patterns, closed objects; `oneOf` becomes `anyOf`, as relaxed
+branches overlap), because real APIs add enum values, omit "required" fields and send
+longer strings. Types stay as declared: an undeclared null, like any other stray, is left
+out of `structuredContent` by the generated server's conformer (`results.conform`), and the
+text content keeps the whole response. An empty object therefore always validates: it is
+the conformer's last resort, checked at generation (`accepts_empty_object`).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import jsonschema
 
 from mcpgen.ir import JsonSchema
 
@@ -24,43 +47,225 @@ _CONSTRAINTS = frozenset({
     "minProperties", "maxProperties", "minContains", "maxContains", "contains", "propertyNames",
     "dependentRequired", "dependentSchemas", "not", "if", "then", "else",
 })
-# Keywords whose value is a map of name -> schema.
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_VALUES = ("items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems")
+# Read by no client validating a result, and most of a real spec's schema bytes.
+_ANNOTATIONS = frozenset({
+    "examples", "example", "default", "deprecated", "readOnly", "writeOnly", "xml", "externalDocs",
+    "discriminator", "$comment", "contentMediaType", "contentEncoding", "contentSchema",
+    "$schema", "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "nullable",
+})
+# Keywords draft-07 ajv, 2020-12 ajv and jsonschema do not read alike (or regexes they run differently).
+_AMBIGUOUS = frozenset({
+    "prefixItems", "unevaluatedProperties", "unevaluatedItems", "additionalItems", "dependencies",
+    "patternProperties", "$dynamicRef", "$recursiveRef",
+})
+# Subschema-valued keywords kept as they are in an unrelaxed schema (Python return types).
+_SCHEMA_VALUES = ("not", "if", "then", "else", "contains", "propertyNames")
+# What the Inspector counts as constraining; a schema with none of these accepts anything.
+_CONSTRAINING = frozenset({
+    "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+    "maxLength", "minLength", "pattern", "format", "maxItems", "minItems", "uniqueItems", "maxProperties",
+    "minProperties", "required", "dependentRequired", "allOf", "anyOf", "oneOf", "not", "items",
+    "contains", "properties", "additionalProperties", "propertyNames", "dependentSchemas", "$ref",
+})
+# Formats that only say how wide a number is: nothing worth a word in a description.
+_NUMERIC_FORMATS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                              "float", "double", "decimal", "number", "integer"})
+# ajv reads a missing member named like one of JavaScript's Object.prototype members as that
+# member (a function), so `constructor: {type: string}` rejects `{}`. An open object still
+# accepts these members; they are just not described.
+_PROTOTYPE_NAMES = frozenset({
+    "constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf",
+    "propertyIsEnumerable", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
+    "__lookupSetter__",
+})
+_ALL_TYPES = ("null", "boolean", "object", "array", "number", "string")
+# Any JSON value, spelled so that every keyword constrains (where a schema must stand).
+ANY_VALUE: JsonSchema = {"anyOf": [{"type": kind} for kind in _ALL_TYPES]}
+_MAX_DEPTH = 200  # converted schemas are finite trees; a guard, not a limit met in practice
+MAX_SUBSCHEMAS = 250  # per output schema; GitHub's list + first call in TS 1.x: 11 s -> see benchmarks
+_MAX_LEVELS = 16  # levels of nested properties tried when cutting (recursive schemas never end)
+_STUB_KEYS = ("title", "description")  # what an unresolvable reference keeps
+# What describes an object's members: left out below the levels kept.
+_MEMBER_KEYS = frozenset({"properties", "patternProperties", "additionalProperties", "required", "propertyNames",
+                          "minProperties", "maxProperties", "dependentRequired", "dependentSchemas"})
 
 
 def relax_output_schema(schema: JsonSchema) -> JsonSchema:
-    """A copy of `schema` (a converted 2020-12 schema) that describes without over-constraining."""
-    relaxed = _relax(schema, 0)
-    return relaxed if isinstance(relaxed, dict) else {}
+    """A portable copy of `schema` (a converted 2020-12 schema) that describes a response
+    without constraining it; `{}` when it says nothing."""
+    return _portable(schema, relax=True, depth=0) or {}
 
 
-def _relax(node: Any, depth: int) -> Any:
-    if not isinstance(node, dict):
-        return node
-    if depth > 200:  # converted schemas are finite trees; a guard, not a limit met in practice
-        return {}
+def portable_output_schema(schema: JsonSchema) -> JsonSchema:
+    """A portable copy of `schema` with its constraints kept (a Python function's return type)."""
+    return _portable(schema, relax=False, depth=0) or {}
+
+
+def bound_output_schema(schema: JsonSchema, budget: int = MAX_SUBSCHEMAS) -> JsonSchema:
+    """`schema` as it is when it holds at most `budget` subschemas; otherwise inlined and
+    cut to the most levels of nested properties that fit (at least one)."""
+    if _count(schema) <= budget:
+        return schema
+    defs = schema.get("$defs") if isinstance(schema.get("$defs"), dict) else {}
+    best = _cut(schema, defs, 1, ())
+    for levels in range(2, _MAX_LEVELS + 1):
+        deeper = _cut(schema, defs, levels, ())
+        if _count(deeper) > budget or deeper == best:
+            break
+        best = deeper
+    return best
+
+
+def accepts_empty_object(schema: JsonSchema) -> bool:
+    """Whether `{}` validates: the structuredContent a conformer falls back to."""
+    try:
+        return jsonschema.Draft202012Validator(schema).is_valid({})
+    except Exception:  # noqa: BLE001 - a ref that resolves nowhere, a malformed keyword: not usable
+        return False
+
+
+def _portable(node: Any, relax: bool, depth: int) -> JsonSchema | None:
+    """The portable form of a subschema, or None when it accepts any value."""
+    if node is False:
+        return {"not": {}}
+    if not isinstance(node, dict) or depth > _MAX_DEPTH:
+        return None
     out: JsonSchema = {}
+    unions: list[list[JsonSchema]] = []  # anyOf/oneOf branch lists; several are combined below
+    opened = False
     for key, value in node.items():
-        if key in _CONSTRAINTS:
+        if key in _ANNOTATIONS or key in _AMBIGUOUS or key == "format" or key.startswith("x-"):
             continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            out[key] = {k: _relax(v, depth + 1) for k, v in value.items()}
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out["anyOf" if key == "oneOf" else key] = [_relax(v, depth + 1) for v in value]
+        if relax and key in _CONSTRAINTS:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            kept = {
+                name: sub for name, sub in _each(value, relax, depth) if sub is not None and name not in _PROTOTYPE_NAMES
+            }
+            if kept:
+                out[key] = kept
+            opened = len(kept) < len(value)  # a member left undescribed must stay allowed
+        elif key == "$defs" and isinstance(value, dict):
+            out[key] = {name: sub if sub is not None else ANY_VALUE for name, sub in _each(value, relax, depth)}
+        elif key == "allOf" and isinstance(value, list):
+            kept_branches = [b for b in (_portable(v, relax, depth + 1) for v in value) if b is not None]
+            if kept_branches:
+                out.setdefault("allOf", []).extend(kept_branches)
+        elif key in ("anyOf", "oneOf") and isinstance(value, list):
+            branches = [_portable(v, relax, depth + 1) for v in value]
+            if branches and all(b is not None for b in branches):  # one open branch: the union accepts anything
+                if key == "oneOf" and not relax:
+                    out["oneOf"] = branches
+                else:
+                    unions.append([b for b in branches if b is not None])
+        elif key == "items":
+            continue  # with prefixItems, below
+        elif key == "additionalProperties":
+            if value is False and not relax:
+                out[key] = False
+            elif isinstance(value, dict):
+                extra = _portable(value, relax, depth + 1)
+                if extra is not None:
+                    out[key] = extra
         elif key in _SCHEMA_VALUES:
-            if value is False:
-                continue  # a closed object or tuple: extra members are what APIs add first
-            out[key] = _relax(value, depth + 1)
+            if isinstance(value, (dict, bool)):
+                out[key] = _portable(value, relax, depth + 1) or {}
         else:
             out[key] = value
-    if "oneOf" in node and "anyOf" in node:  # both present: keep both, as an allOf of two anyOfs
-        out["allOf"] = [*out.get("allOf", []), {"anyOf": [_relax(v, depth + 1) for v in node["anyOf"]]}]
-        out["anyOf"] = [_relax(v, depth + 1) for v in node["oneOf"]]
+    items = _items(node, relax, depth)
+    if items is not None:
+        out["items"] = items
+    if opened and out.get("additionalProperties") is False:
+        del out["additionalProperties"]
+    _spell_type_union(out, unions)
+    for union in unions:
+        _add_union(out, union)
+    form = node.get("format")
+    if isinstance(form, str) and form and form not in _NUMERIC_FORMATS:
+        described = out.get("description")
+        out["description"] = f"{described} (format: {form})" if isinstance(described, str) and described else f"Format: {form}"
+    return out if any(key in _CONSTRAINING for key in out) else None
+
+
+def _items(node: JsonSchema, relax: bool, depth: int) -> JsonSchema | None:
+    """One `items` schema for every element: tuple forms (`prefixItems`, draft-4 `items`
+    lists) mean different things to draft-07 and 2020-12 readers, so their element schemas
+    become one `anyOf`; an array always says what its items are (strict clients want it)."""
+    elements: list[Any] = []
+    prefix, items = node.get("prefixItems"), node.get("items")
+    elements += prefix if isinstance(prefix, list) else []
+    elements += items if isinstance(items, list) else [items] if isinstance(items, dict) or items is True else []
+    kind = node.get("type")
+    if not elements and kind != "array" and not (isinstance(kind, list) and "array" in kind):
+        return None
+    branches = [_portable(element, relax, depth + 1) for element in elements]
+    if not branches or any(branch is None for branch in branches):
+        return ANY_VALUE
+    flat = [inner for b in branches if b is not None for inner in (b["anyOf"] if list(b) == ["anyOf"] else [b])]
+    unique = list({json.dumps(b, sort_keys=True): b for b in flat}.values())
+    return unique[0] if len(unique) == 1 else {"anyOf": unique}
+
+
+def _each(schemas: dict[str, Any], relax: bool, depth: int) -> list[tuple[str, JsonSchema | None]]:
+    return [(name, _portable(sub, relax, depth + 1)) for name, sub in schemas.items()]
+
+
+def _spell_type_union(out: JsonSchema, unions: list[list[JsonSchema]]) -> None:
+    """`type: [A, B]` as an `anyOf` of single types, queued with the node's other unions."""
     kind = out.get("type")
-    if isinstance(kind, str) and kind != "null":
-        out["type"] = [kind, "null"]
-    elif isinstance(kind, list) and kind and "null" not in kind:
-        out["type"] = [*kind, "null"]
+    if not isinstance(kind, list):
+        return
+    kinds = list(dict.fromkeys(k for k in kind if isinstance(k, str)))
+    del out["type"]
+    if len(kinds) == 1:
+        out["type"] = kinds[0]
+    elif kinds:
+        unions.insert(0, [{"type": k} for k in kinds])
+
+
+def _add_union(out: JsonSchema, branches: list[JsonSchema]) -> None:
+    """The node's first union becomes its `anyOf`; further ones join `allOf` (all must hold)."""
+    if "anyOf" not in out:
+        out["anyOf"] = branches
+    else:
+        out.setdefault("allOf", []).append({"anyOf": branches})
+
+
+def _count(node: Any) -> int:
+    """Subschemas (JSON objects) in a schema, `$defs` included."""
+    if isinstance(node, dict):
+        return 1 + sum(_count(v) for v in node.values())
+    if isinstance(node, list):
+        return sum(_count(v) for v in node)
+    return 0
+
+
+def _cut(node: Any, defs: dict[str, Any], levels: int, refs: tuple[str, ...]) -> Any:
+    """`node` with local references inlined and `levels` levels of nested properties kept;
+    an object below them keeps only its type and words. `refs`: the references being inlined."""
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        target = defs.get(ref.removeprefix("#/$defs/")) if ref.startswith("#/$defs/") else None
+        if not isinstance(target, dict) or ref in refs:  # a cycle with no property between: say "anything"
+            return {**ANY_VALUE, **{k: node[k] for k in _STUB_KEYS if k in node}}
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        return _cut({**target, **siblings}, defs, levels, (*refs, ref))
+    out: JsonSchema = {}
+    for key, value in node.items():
+        if key == "$defs" or (levels <= 0 and key in _MEMBER_KEYS):
+            continue
+        if key in ("properties", "patternProperties") and isinstance(value, dict):
+            out[key] = {name: _cut(sub, defs, levels - 1, ()) for name, sub in value.items()}
+        elif key == "additionalProperties" and isinstance(value, dict):
+            out[key] = _cut(value, defs, levels - 1, ())
+        elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+            out[key] = [_cut(sub, defs, levels, refs) for sub in value]
+        elif key in ("items", "not") and isinstance(value, dict):
+            out[key] = _cut(value, defs, levels, refs)
+        else:
+            out[key] = value
+    if not any(key in _CONSTRAINING for key in out):  # a cut object: still an object
+        out["type"] = "object"
     return out

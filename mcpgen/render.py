@@ -534,6 +534,7 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
         (f"{p}_TOOLS_DENY", "Comma-separated glob patterns: matching tools are hidden and refused", None),
         (f"{p}_MCP_TOKEN", "Bearer token HTTP clients must send; required to bind to a non-loopback --host", None),
         (f"{p}_ALLOWED_HOSTS", "Extra host names HTTP clients may use (DNS-rebinding protection)", None),
+        (f"{p}_HTTP_KEEP_ALIVE", "Seconds an idle HTTP connection stays open (TS clients pause after listing)", "120"),
         (f"{p}_AUDIT_LOG", "One JSON line per tool call on stderr: full (arguments redacted), minimal, off", "full"),
         (f"{p}_REDACT", "Comma-separated names of further env vars whose values are never shown", None),
     ]

@@ -33,7 +33,7 @@ from mcpgen.ir import (
     SecurityScheme,
     Tool,
 )
-from mcpgen.output_schemas import relax_output_schema
+from mcpgen.output_schemas import accepts_empty_object, bound_output_schema, relax_output_schema
 from mcpgen.schemas import (
     ModelIndex,
     ModelJob,
@@ -690,17 +690,23 @@ class _Parser:
             return None, False, "json", "Any", None
         schema = merge_all_of(self.converter.convert(raw, join_pointer(pointer, "content", json_media, "schema"), "response"))
         is_object = is_object_schema(schema)
-        schema = relax_output_schema(schema)  # describe the response, never reject a real one
+        schema = bound_output_schema(relax_output_schema(schema))  # describe the response, never reject a real one
         self._raw_responses[op.pointer] = raw
         response_type, model = typed_response(raw, models)
         if is_object:
             schema["type"] = "object"  # the root stays an object: structuredContent always is one
-            return schema, False, "json", response_type, model
-        inner, defs = hoist_defs(schema)
-        wrapped: JsonSchema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
-        if defs:
-            wrapped["$defs"] = defs
-        return wrapped, True, "json", response_type, model
+            wraps = False
+        else:
+            # No `required`: `{}` must validate, as the conformer's last resort.
+            inner, defs = hoist_defs(schema)
+            schema = {"type": "object", "properties": {"result": inner} if inner else {}}
+            if defs:
+                schema["$defs"] = defs
+            wraps = True
+        if not accepts_empty_object(schema):
+            self._warn("the response schema admits no object, even relaxed; the tool is served without an outputSchema", pointer)
+            return None, False, "json", response_type, model
+        return schema, wraps, "json", response_type, model
 
     def _security(self, op: _Operation, schemes: dict[str, SecurityScheme]) -> tuple[tuple[str, ...], ...]:
         raw = op.node.get("security", self.doc.get("security"))

@@ -45,6 +45,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
+from mcpgen.output_schemas import bound_output_schema, portable_output_schema
 
 COPY_PACKAGE = "source"  # sub-package of the generated package that holds a copied file
 _COPY_INIT = '"""A copy of the module the tools come from, so the package runs on its own."""\n'
@@ -519,7 +520,8 @@ def _input_schema(
 
 
 def _output_schema(hints: Mapping[str, Any]) -> tuple[JsonSchema | None, bool]:
-    if "return" not in hints or hints["return"] in (None, type(None)):
+    # `-> str` is served as the text itself, as a model reads it best; no structuredContent.
+    if "return" not in hints or hints["return"] in (None, type(None), str):
         return None, False
     annotation = hints["return"]
     try:
@@ -527,12 +529,14 @@ def _output_schema(hints: Mapping[str, Any]) -> tuple[JsonSchema | None, bool]:
     except Exception as exc:  # noqa: BLE001
         raise _Skip(f"the return type {_type_name(annotation)} has no JSON Schema: {_first_line(exc)}") from None
     _fill_array_items(schema)
+    # Formats and type unions as every client reads them alike (see output_schemas).
+    schema = bound_output_schema(portable_output_schema(schema))
     if _is_object_like(annotation) and schema.get("type") == "object":
         return schema, False
     # Clients of handshake-era protocols need an object root: wrap, keeping $defs at the
     # root so `#/$defs/...` references still resolve.
     defs = schema.pop("$defs", None)
-    wrapped: JsonSchema = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    wrapped: JsonSchema = {"type": "object", "properties": {"result": schema} if schema else {}, "required": ["result"]}
     if defs:
         wrapped["$defs"] = defs
     return wrapped, True

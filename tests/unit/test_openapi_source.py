@@ -70,7 +70,7 @@ def test_output_schema_is_an_object_wrapping_other_results(tmp_path: Path, respo
     assert tool.output_schema is not None and tool.output_schema["type"] == "object"
     assert tool.wraps_result is wrapped
     if wrapped:
-        assert tool.output_schema["required"] == ["result"]
+        assert "required" not in tool.output_schema  # `{}` validates: the conformer's last resort
     assert "allOf" not in tool.output_schema
 
 

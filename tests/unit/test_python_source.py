@@ -248,6 +248,7 @@ def test_unserialisable_default_is_a_warning_not_a_skip(tmp_path: Path) -> None:
 OUTPUT_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
     ("-> None", None, False),
     ("", None, False),
+    ("-> str", None, False),  # the text itself, not {"result": "..."}
     ("-> int", {"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]}, True),
     (
         "-> list[str]",
@@ -273,7 +274,7 @@ OUTPUT_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
             "description": "A point.",
             "properties": {
                 "x": {"title": "X", "type": "integer"},
-                "y": {"default": 0, "title": "Y", "type": "integer"},
+                "y": {"title": "Y", "type": "integer"},  # defaults: annotations no client reads
             },
             "required": ["x"],
             "title": "Point",
@@ -286,7 +287,7 @@ OUTPUT_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
         {
             "properties": {
                 "width": {"title": "Width", "type": "number"},
-                "label": {"default": "", "title": "Label", "type": "string"},
+                "label": {"title": "Label", "type": "string"},
             },
             "required": ["width"],
             "title": "Box",

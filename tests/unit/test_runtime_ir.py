@@ -78,11 +78,11 @@ def test_output_schema_is_relaxed_but_root_stays_an_object(tmp_path: Path) -> No
     project, _ = parse(tmp_path, doc)
     by_name = {t.name: t for t in project.tools}
     assert by_name["p"].output_schema == {"type": "object", "properties": {
-        "id": {"type": ["integer", "null"]}, "status": {"type": ["string", "null"]},
+        "id": {"type": "integer"}, "status": {"type": "string"},
     }}
     wrapped = by_name["ps"].output_schema
-    assert wrapped is not None and wrapped["required"] == ["result"]  # our wrapper keeps its own shape
-    assert wrapped["properties"]["result"]["type"] == ["array", "null"]
+    assert wrapped is not None and "required" not in wrapped  # `{}` validates: the conformer's last resort
+    assert wrapped["properties"]["result"]["type"] == "array"
 
 
 def relaxed_accepts(schema: dict[str, Any], instance: Any) -> bool:
@@ -95,19 +95,22 @@ def test_relaxed_schemas_accept_what_real_apis_send() -> None:
     closed = {"type": "object", "additionalProperties": False, "properties": {"a": {"type": "string"}}, "required": ["a"]}
     assert relaxed_accepts(closed, {"b": 1})  # extra member, missing required
     assert relaxed_accepts({"type": "string", "enum": ["x"], "pattern": "^x$", "maxLength": 1}, "yy")
-    assert relaxed_accepts({"type": "array", "items": {"type": "integer"}, "maxItems": 1, "uniqueItems": True}, [1, 1, None])
+    assert relaxed_accepts({"type": "array", "items": {"type": "integer"}, "maxItems": 1, "uniqueItems": True}, [1, 1])
+    assert not relaxed_accepts({"type": "array", "items": {"type": "integer"}}, [None])  # undeclared nulls: conformed
     both = {"oneOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}, {"type": "object"}]}
     assert relaxed_accepts(both, {"a": 1})  # oneOf would fail: both branches match
     defs = {"$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}, "required": ["next"]}},
             "$ref": "#/$defs/N"}
-    assert relaxed_accepts(defs, {"next": None})
+    assert relaxed_accepts(defs, {})
+    assert relaxed_accepts({"type": ["string", "null"]}, None)  # declared nulls stay
     assert relaxed_accepts({"type": "object", "properties": {"d": {"type": "string", "format": "date"}}}, {"d": "not a date"})
     assert not relaxed_accepts({"type": "object", "properties": {"n": {"type": "integer"}}}, {"n": "seven"})  # types stay
 
 
-def test_relax_keeps_descriptions_and_formats() -> None:
+def test_relax_keeps_descriptions_and_names_formats_in_them() -> None:
     schema = {"type": "string", "format": "date-time", "description": "When", "const": "x"}
-    assert relax_output_schema(schema) == {"type": ["string", "null"], "format": "date-time", "description": "When"}
+    assert relax_output_schema(schema) == {"type": "string", "description": "When (format: date-time)"}
+    assert relax_output_schema({"type": "integer", "format": "int64", "example": 3}) == {"type": "integer"}
 
 
 def test_swagger2_form_data_file_is_a_file_part(tmp_path: Path) -> None:

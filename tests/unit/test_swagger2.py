@@ -64,7 +64,7 @@ def test_swagger2_is_converted_and_parsed(tmp_path: Path) -> None:
     assert styles == {"limit": ("form", True), "tags": ("form", True), "ids": ("form", False)}
     assert list_pets.output_schema is not None and list_pets.wraps_result
     item = list_pets.output_schema["properties"]["result"]["items"]
-    assert item["properties"]["tag"] == {"type": ["string", "null"]}
+    assert item["properties"]["tag"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
     assert add_pet.input_schema["required"] == ["name"]
     assert add_pet.route is not None and add_pet.route.body is not None
     assert add_pet.route.body.content_type == "application/json"

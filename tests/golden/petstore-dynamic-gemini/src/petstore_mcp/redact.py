@@ -35,7 +35,9 @@ _SECRET_NAME = re.compile(
     r"(?i)(pass(word|wd|phrase)?|secret|token|api[-_]?key|credential|private[-_]?key)"
 )
 # C0 and C1 controls except tab and newline, DEL, and bidirectional overrides.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Lone surrogates too (JSON's escaped "\ud800" parses to one): no UTF-8 encoder can send them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def secret_env_vars() -> list[str]:
@@ -119,7 +121,7 @@ def clean_value(value: Any) -> Any:
     if isinstance(value, list):
         return [clean_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: clean_value(v) for k, v in value.items()}
+        return {_SURROGATE.sub("", k): clean_value(v) for k, v in value.items()}
     return value
 
 

@@ -5,22 +5,25 @@
   tail of its largest arrays (and long strings) so what remains is still valid JSON, text
   at the limit; a note says how much was cut and which arguments ask for less.
 - Shape: MCP clients reject a result whose structuredContent does not match the tool's
-  outputSchema, and real APIs stray from their own spec. `conform` drops the parts that
-  do not match (setting array items and missing values to null), so the rest still
-  arrives as structuredContent while the text keeps the full body.
+  outputSchema, and real APIs stray from their own spec. `conform` leaves out the parts
+  that do not match (and `finite` the numbers a JavaScript client would misread), so the
+  rest still arrives as structuredContent while the text keeps the full body.
 """
 
 from __future__ import annotations
 
-import copy
 import json
+import math
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 MAX_CUT_STEPS = 200
 MAX_CONFORM_ROUNDS = 20
 MAX_DEPTH = 64  # deeper values are measured whole, never cut inside
+_MAX_DOUBLE = sys.float_info.max
+_GONE = object()  # marks a value left out
 _NARROWING = re.compile(
     r"(limit|per_?page|page_?size|size|count|max|top|first|last|offset|page|cursor|after|before|since|until"
     r"|fields|select|filter|q|query|search)",
@@ -100,22 +103,50 @@ def truncation_note(before: int, after: int, cuts: list[str], tool: Mapping[str,
 
 def conform(instance: Any, validator: Any) -> tuple[Any, list[str]]:
     """(`instance` without the parts that fail `validator`, one line per problem);
-    (None, problems) when no such repair makes it valid."""
-    problems: list[str] = []
-    work = copy.deepcopy(instance)
+    (None, problems) when not even an empty object passes.
+
+    Each round leaves out the outermost values that fail (an object member is removed, an
+    array item taken out), so the rest of the response still arrives as structured data.
+    The schemas mcpgen advertises for API responses accept `{}`, the last resort."""
+    work, problems = finite(instance)
     for _ in range(MAX_CONFORM_ROUNDS):
-        errors = sorted(validator.iter_errors(work), key=lambda e: -len(e.absolute_path))
+        errors = sorted(
+            validator.iter_errors(work), key=lambda e: [str(p) for p in e.absolute_path]
+        )
         if not errors:
             return work, problems
         for error in errors:
-            path = list(error.absolute_path)
             message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
-            problems.append(f"{_json_path(path)}: {message}")
-            if error.validator == "required" and isinstance(error.instance, dict):
-                work = _fill_required(work, path, error.validator_value)
-            else:
-                work = _drop(work, path)
-    return None, problems
+            problems.append(f"{_json_path(list(error.absolute_path))}: {message}")
+        work = _without(work, [tuple(error.absolute_path) for error in errors])
+    return ({} if validator.is_valid({}) else None), problems
+
+
+def finite(value: Any) -> tuple[Any, list[str]]:
+    """A copy of `value` without the numbers JSON cannot carry to every client, and where
+    they were: NaN and infinities (lenient JSON parsing makes them of `1e400`; they would
+    be sent as null) and integers beyond a double's range (JavaScript reads them as Infinity)."""
+    dropped: list[str] = []
+
+    def keep(node: Any, path: list[Any]) -> Any:
+        if (isinstance(node, float) and not math.isfinite(node)) or (
+            isinstance(node, int) and not isinstance(node, bool) and abs(node) > _MAX_DOUBLE
+        ):
+            dropped.append(
+                f"{_json_path(path)}: {node!r:.40} is not a number every client can read"
+            )
+            return _GONE
+        if len(path) >= MAX_DEPTH:
+            return node
+        if isinstance(node, dict):
+            kept = ((k, keep(v, [*path, k])) for k, v in node.items())
+            return {k: v for k, v in kept if v is not _GONE}
+        if isinstance(node, list):
+            return [v for v in (keep(v, [*path, i]) for i, v in enumerate(node)) if v is not _GONE]
+        return node
+
+    kept = keep(value, [])
+    return ({} if kept is _GONE else kept), dropped
 
 
 def mismatch_note(problems: list[str]) -> str:
@@ -167,36 +198,40 @@ def _replace(root: Any, path: list[Any], new: Any) -> Any:
     return copied
 
 
-def _drop(root: Any, path: list[Any]) -> Any:
-    """Remove the value at `path`: an object member is deleted, an array item becomes null,
-    the root becomes an empty object."""
-    if not path:
-        return {}
-    node = root
-    for key in path[:-1]:
-        try:
-            node = node[key]
-        except (KeyError, IndexError, TypeError):
-            return root  # gone with an earlier drop
-    key = path[-1]
+def _without(root: Any, paths: list[tuple[Any, ...]]) -> Any:
+    """`root` without the values at `paths` (object members removed, array items taken
+    out); a path inside another is gone with it; the root itself becomes `{}`."""
+    tree: dict[Any, Any] = {}
+    for path in sorted(set(paths), key=len):
+        node = tree
+        for key in path:
+            if node.get(key) is _GONE:
+                break
+            node = node.setdefault(key, {})
+        else:
+            if not path:
+                return {}
+            parent = tree
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = _GONE
+    return _prune(root, tree)
+
+
+def _prune(node: Any, tree: dict[Any, Any]) -> Any:
     if isinstance(node, dict):
-        node.pop(key, None)
-    elif isinstance(node, list) and isinstance(key, int) and key < len(node):
-        node[key] = None
-    return root
-
-
-def _fill_required(root: Any, path: list[Any], names: Any) -> Any:
-    node = root
-    for key in path:
-        try:
-            node = node[key]
-        except (KeyError, IndexError, TypeError):
-            return root
-    if isinstance(node, dict) and isinstance(names, list):
-        for name in names:
-            node.setdefault(name, None)
-    return root
+        return {
+            k: (_prune(v, tree[k]) if k in tree else v)
+            for k, v in node.items()
+            if tree.get(k) is not _GONE
+        }
+    if isinstance(node, list):
+        return [
+            (_prune(v, tree[i]) if i in tree else v)
+            for i, v in enumerate(node)
+            if tree.get(i) is not _GONE
+        ]
+    return node
 
 
 def _json_path(path: list[Any]) -> str:

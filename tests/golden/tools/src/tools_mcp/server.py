@@ -43,6 +43,12 @@ def _tool_list_digest() -> str:
     return paging.digest([tool.name for tool in _tool_list()])
 
 
+@cache
+def _tool_list_weights() -> list[int]:
+    """Each listed tool's JSON size: pages are bounded in bytes too."""
+    return [len(tool.model_dump_json(by_alias=True, exclude_none=True)) for tool in _tool_list()]
+
+
 def _entry(name: str) -> dict[str, Any]:
     """A generated tool's catalog entry, or a custom tool's (from custom_tools.py)."""
     entry = tool_table().get(name)
@@ -60,23 +66,25 @@ def _errors(validator: Any, instance: Any, root: str = "(arguments)") -> list[st
     return [f"{'.'.join(str(p) for p in e.absolute_path) or root}: {e.message}" for e in found]
 
 
-def error_result(message: str, structured: dict[str, Any] | None = None) -> types.CallToolResult:
-    """A tool execution error: shown to the model, which can correct itself."""
+def error_result(message: str) -> types.CallToolResult:
+    """A tool execution error: shown to the model, which can correct itself. No
+    structuredContent: TypeScript clients validate it against outputSchema even on errors."""
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=_clip(message))],
-        structured_content=None if structured is None else redact.clean_value(structured),
-        is_error=True,
+        content=[types.TextContent(type="text", text=_clip(message))], is_error=True
     )
 
 
 def json_result(name: str, value: Any, lenient: bool = False) -> types.CallToolResult:
     """A JSON value as text content, plus structuredContent shaped like outputSchema.
 
-    Too long: cut to fit (see `results`), with a note. `lenient` (upstream JSON, whose
-    outputSchema only describes): a value that does not match still succeeds, with the
-    mismatching parts left out of structuredContent and a note after the full text."""
+    A string with no outputSchema is the text itself. Too long: cut to fit (see
+    `results`), with a note. `lenient` (upstream JSON, whose outputSchema only describes):
+    a value that does not match still succeeds, with the mismatching parts left out of
+    structuredContent and a note after the full text; otherwise a mismatch is an error."""
     entry = _entry(name)
     value = redact.clean_value(value)  # before the text mirror, where JSON would escape controls
+    if isinstance(value, str) and "outputSchema" not in entry["tool"]:
+        return text_result(name, value)
     limit = config.max_response_chars()
     text = json.dumps(value, ensure_ascii=False, default=str)
     notes: list[str] = []
@@ -87,26 +95,24 @@ def json_result(name: str, value: Any, lenient: bool = False) -> types.CallToolR
             results.truncation_note(len(text), min(len(fitted), limit), cuts, entry["tool"])
         )
         text = fitted[:limit]
-    structured = {"result": value} if entry["wrapsResult"] else value
+    # Numbers no JavaScript client can read are left out; the text keeps them.
+    structured, _ = results.finite({"result": value} if entry["wrapsResult"] else value)
     if "outputSchema" not in entry["tool"]:
-        if not isinstance(structured, dict):
-            return _text_result(text, notes)
-        return _text_result(text, notes, structured)
+        return _text_result(text, notes, structured if isinstance(structured, dict) else None)
     problems = _errors(_output_validator(name), structured, "(result)")
-    if problems and lenient:
-        log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
+    if not problems:
+        return _text_result(text, notes, structured)
+    log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
+    if lenient:
         repaired, found = results.conform(structured, _output_validator(name))
         if repaired is not None:
             return _text_result(text, [*notes, results.mismatch_note(found)], repaired)
-    if problems:
-        log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
-        return error_result(
-            "The result does not match the tool's declared output schema:\n"
-            + "\n".join(problems[:10])
-            + "\n\nResult:\n"
-            + text
-        )
-    return _text_result(text, notes, structured)
+    return error_result(
+        "The result does not match the tool's declared output schema:\n"
+        + "\n".join(problems[:10])
+        + "\n\nResult:\n"
+        + text
+    )
 
 
 def _text_result(
@@ -134,7 +140,9 @@ async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
     cursor = params.cursor if params is not None else None
-    tools, next_cursor = paging.page(_tool_list(), _tool_list_digest(), cursor, config.page_size())
+    tools, next_cursor = paging.page(
+        _tool_list(), _tool_list_digest(), cursor, config.page_size(), _tool_list_weights()
+    )
     return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
 
 
@@ -247,4 +255,11 @@ def serve_http(host: str, port: int) -> None:
         transport_security=transport_security(host),
     )
     # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
-    uvicorn.run(protect(app), host=host, port=port, log_level="warning", log_config=None)
+    uvicorn.run(
+        protect(app),
+        host=host,
+        port=port,
+        log_level="warning",
+        log_config=None,
+        timeout_keep_alive=config.http_keep_alive(),
+    )
