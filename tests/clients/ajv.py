@@ -1,0 +1,58 @@
+"""ajv as the TypeScript MCP clients run it, from Python: one long-lived node process
+(`ajv_check.mjs`) that checks `(schema, instance)` pairs for both SDK generations."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from tests import npm
+
+SCRIPT = Path(__file__).with_name("ajv_check.mjs")
+# Pinned like .ci/run: the SDKs depend on ajv ^8 and ajv-formats ^3, so a fresh client gets these.
+PACKAGES = ["ajv@8", "ajv-formats@3"]
+
+
+class Ajv:
+    """`check(schema, instance)` -> {"v1": {"valid", "errors"}, "v2": {...}}.
+
+    The instance goes over as JSON text, so node parses it as a client parses a result:
+    an integer beyond 2**53 loses precision, one beyond 1e308 becomes Infinity."""
+
+    def __init__(self) -> None:
+        node = npm.node("the TypeScript clients' ajv check runs on node")
+        npm.ensure_installed(PACKAGES, [npm.package_path("ajv"), npm.package_path("ajv-formats")])
+        self._process = subprocess.Popen(
+            [node, str(SCRIPT)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
+            env={"MCPGEN_NPM_PREFIX": str(npm.NPM_PREFIX), "PATH": ""},
+        )
+
+    def check(self, schema: Any, instance: Any) -> dict[str, Any]:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        # NaN/Infinity would be written as literals JSON.parse rejects: the answer then has `error`.
+        self._process.stdin.write(json.dumps({"schema": schema, "instance": instance}, ensure_ascii=False) + "\n")
+        self._process.stdin.flush()
+        line = self._process.stdout.readline()
+        assert line, f"ajv_check.mjs exited with {self._process.poll()}"
+        answer: dict[str, Any] = json.loads(line)
+        assert "error" not in answer, answer["error"]
+        return answer
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+    def __enter__(self) -> Ajv:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
