@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -25,9 +26,11 @@ class Ajv:
     def __init__(self) -> None:
         node = npm.node("the TypeScript clients' ajv check runs on node")
         npm.ensure_installed(PACKAGES, [npm.package_path("ajv"), npm.package_path("ajv-formats")])
+        # ajv warns on stderr for every unknown format it ignores; kept aside, shown if node dies.
+        self._stderr = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
             [node, str(SCRIPT)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True, encoding="utf-8",
             env={"MCPGEN_NPM_PREFIX": str(npm.NPM_PREFIX), "PATH": ""},
         )
 
@@ -37,7 +40,10 @@ class Ajv:
         self._process.stdin.write(json.dumps({"schema": schema, "instance": instance}, ensure_ascii=False) + "\n")
         self._process.stdin.flush()
         line = self._process.stdout.readline()
-        assert line, f"ajv_check.mjs exited with {self._process.poll()}"
+        if not line:
+            self._stderr.seek(0)
+            tail = self._stderr.read()[-3000:].decode("utf-8", "replace")
+            raise AssertionError(f"ajv_check.mjs exited with {self._process.wait()}:\n{tail}")
         answer: dict[str, Any] = json.loads(line)
         assert "error" not in answer, answer["error"]
         return answer
@@ -50,6 +56,7 @@ class Ajv:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+        self._stderr.close()
 
     def __enter__(self) -> Ajv:
         return self
