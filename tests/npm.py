@@ -31,15 +31,15 @@ def package_path(name: str, relative: str = "package.json") -> Path:
     return NPM_PREFIX / "node_modules" / name / relative
 
 
-def ensure_installed(specs: list[str], paths: list[Path]) -> None:
+def ensure_installed(specs: list[str], paths: list[Path], force: bool = False) -> None:
     """`npm install` the pinned `specs` into the prefix unless every one of `paths` exists
     (npm keeps what an earlier install put there: the prefix's package.json lists it)."""
-    if all(path.exists() for path in paths):
+    if not force and all(path.exists() for path in paths):
         return
     npm = shutil.which("npm")
     assert npm is not None, "node is installed but npm is not; install npm or set MCPGEN_NPM_PREFIX"
     run = subprocess.run(
         [npm, "install", "--no-audit", "--no-fund", "--prefix", str(NPM_PREFIX), *specs],
-        capture_output=True, text=True, timeout=600,
+        check=False, capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 0, f"npm install into {NPM_PREFIX} failed:\n{run.stderr[-3000:]}"

@@ -10,11 +10,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from typing_extensions import Self
+
 from tests import npm
 
 SCRIPT = Path(__file__).with_name("ajv_check.mjs")
-# Pinned like .ci/run: the SDKs depend on ajv ^8 and ajv-formats ^3, so a fresh client gets these.
+# The majors .ci/run installs: the SDKs depend on ajv ^8 and ajv-formats ^3, so a fresh client gets these.
 PACKAGES = ["ajv@8", "ajv-formats@3"]
+MAJORS = {"ajv": "8.", "ajv-formats": "3."}
+
+
+def _installed_version(name: str) -> str:
+    path = npm.package_path(name)
+    return str(json.loads(path.read_text("utf-8")).get("version", "")) if path.exists() else ""
+
 
 
 class Ajv:
@@ -25,9 +34,11 @@ class Ajv:
 
     def __init__(self) -> None:
         node = npm.node("the TypeScript clients' ajv check runs on node")
-        npm.ensure_installed(PACKAGES, [npm.package_path("ajv"), npm.package_path("ajv-formats")])
+        # Another package's dependency may have put a different major at the top of node_modules.
+        wrong = [name for name, major in MAJORS.items() if not _installed_version(name).startswith(major)]
+        npm.ensure_installed(PACKAGES, [] if wrong else [npm.package_path(name) for name in MAJORS], force=bool(wrong))
         # ajv warns on stderr for every unknown format it ignores; kept aside, shown if node dies.
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the process, closed in close()
         self._process = subprocess.Popen(
             [node, str(SCRIPT)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True, encoding="utf-8",
@@ -58,7 +69,7 @@ class Ajv:
             self._process.wait()
         self._stderr.close()
 
-    def __enter__(self) -> Ajv:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:

@@ -34,7 +34,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timezone
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import jsonschema
@@ -68,8 +67,8 @@ _TOOL_SPEC = {
 
 @dataclass
 class Runtime:
-    server: ModuleType
-    redact: ModuleType
+    server: Any  # the generated package's modules: typed there, not known to mypy here
+    redact: Any
     spec_dir: Path
     names: Iterator[int]
 
@@ -493,7 +492,7 @@ _TAG = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"ty
 _COMPONENTS = {"Pet": _PET, "Tag": _TAG}
 _PET_REF = {"$ref": "#/components/schemas/Pet"}
 _PETS = {"type": "array", "items": _PET_REF}
-FIELD_CASES = {
+FIELD_CASES: dict[str, tuple[dict[str, Any], Any]] = {
     "empty homepage (uri)": (_PET_REF, {"id": 1, "name": "Rex", "homepage": ""}),
     "US date (date)": (_PET_REF, {"id": 1, "name": "Rex", "birthday": "01/02/2020"}),
     "date-time without zone": (_PET_REF, {"id": 1, "name": "Rex", "createdAt": "2024-05-01T10:00:00"}),
