@@ -38,7 +38,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from mcp import types
 
@@ -51,6 +51,8 @@ _LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
 _SETTINGS = settings(
     max_examples=2_000 if _LONG else 150,
     deadline=None,
+    # Shrinking is cheap here (milliseconds an example), unlike the other module's default profile.
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 _TOOL_SPEC = {
