@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests import npm
 from tests.e2e.conftest import http_server
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,7 +31,6 @@ FIXTURES = Path(__file__).parent / "fixtures.py"
 PACKAGE = "conformance_fixture_mcp"
 CONFORMANCE = "@modelcontextprotocol/conformance@0.1.13"  # the last release that runs on Node 20
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
-NPM_PREFIX = Path(os.environ.get("MCPGEN_NPM_PREFIX") or REPO / ".ci" / "npm")
 
 PASSING = {
     "server-initialize",
@@ -83,33 +82,15 @@ SCHEMA_CHECKS_FAILING = {
 _RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d\d-\d\dT[\d-]+Z$")
 
 
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the MCP conformance suite and Inspector are npm packages")
-    return node
-
-
-def _package_main(name: str, relative: str) -> Path:
-    return NPM_PREFIX / "node_modules" / name / relative
-
-
 @pytest.fixture(scope="module")
 def npm_tools() -> dict[str, Path]:
     """The pinned npm packages' entry points, installed once if missing."""
-    node = _node()
+    npm.node("the MCP conformance suite and Inspector are npm packages")
     tools = {
-        "conformance": _package_main("@modelcontextprotocol/conformance", "dist/index.js"),
-        "inspector": NPM_PREFIX / "node_modules" / ".bin" / "mcp-inspector",
+        "conformance": npm.package_path("@modelcontextprotocol/conformance", "dist/index.js"),
+        "inspector": npm.NPM_PREFIX / "node_modules" / ".bin" / "mcp-inspector",
     }
-    if not all(path.exists() for path in tools.values()):
-        npm = shutil.which("npm")
-        assert npm is not None, f"node is at {node} but npm is not; install npm or set MCPGEN_NPM_PREFIX"
-        run = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(NPM_PREFIX), CONFORMANCE, INSPECTOR],
-            capture_output=True, text=True, timeout=600,
-        )
-        assert run.returncode == 0, f"npm install into {NPM_PREFIX} failed:\n{run.stderr[-3000:]}"
+    npm.ensure_installed([CONFORMANCE, INSPECTOR], list(tools.values()))
     return tools
 
 
