@@ -366,11 +366,12 @@ def page_count_notes(sizes: list[int], page_size: int) -> list[str]:
     pages = page_count(sizes, page_size)
     if pages <= CLIENT_MAX_PAGES:
         return []
-    return [
+    note = (
         f"tools/list takes {pages} pages ({sum(sizes):,} bytes of tools): TypeScript clients (Claude Desktop, "
         f"Claude Code, VS Code, Cursor, the Inspector) stop listing after {CLIENT_MAX_PAGES}; filter the "
         "operations or generate with --tool-mode dynamic"
-    ]
+    )
+    return [note]
 
 
 def tool_count_notes(count: int) -> list[str]:

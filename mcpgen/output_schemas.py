@@ -16,8 +16,8 @@ Code, Cursor and the Inspector with ajv and ajv-formats (1.x with ajv's draft-07
 - carries none of the annotations no client reads (examples, defaults, `x-` extensions),
   which were most of its bytes.
 
-A schema of more than `MAX_SUBSCHEMAS` subschemas (GitHub's repository is hundreds, for
-each of 900 tools) is cut by `bound_output_schema` to as many levels of nested properties
+A schema of more subschemas than its budget (`subschema_budget`: GitHub's repository is
+hundreds, for each of 900 tools) is cut by `bound_output_schema` to as many levels of nested properties
 as fit, references inlined: every TypeScript client compiles every tool's validator after
 listing (GitHub's took 11 s), and a client never needs more to accept the data, which the
 text content and the structuredContent still carry whole; deeper objects are just `object`.
@@ -39,6 +39,7 @@ from typing import Any
 import jsonschema
 
 from mcpgen.ir import JsonSchema
+from mcpgen.portable import add_union, type_union_branches
 
 # Keywords that only reject instances; without them the schema still says what comes back.
 _CONSTRAINTS = frozenset({
@@ -82,7 +83,9 @@ _ALL_TYPES = ("null", "boolean", "object", "array", "number", "string")
 # Any JSON value, spelled so that every keyword constrains (where a schema must stand).
 ANY_VALUE: JsonSchema = {"anyOf": [{"type": kind} for kind in _ALL_TYPES]}
 _MAX_DEPTH = 200  # converted schemas are finite trees; a guard, not a limit met in practice
-MAX_SUBSCHEMAS = 250  # per output schema; GitHub's list + first call in TS 1.x: 11 s -> see benchmarks
+MAX_SUBSCHEMAS = 250  # per output schema (GitHub's, in ajv: 11 s -> 2.7 s to compile)
+MIN_SUBSCHEMAS = 40
+TOTAL_SUBSCHEMAS = 300_000  # per server: what a TypeScript client compiles after listing every tool
 _MAX_LEVELS = 16  # levels of nested properties tried when cutting (recursive schemas never end)
 _STUB_KEYS = ("title", "description")  # what an unresolvable reference keeps
 # What describes an object's members: left out below the levels kept.
@@ -101,13 +104,20 @@ def portable_output_schema(schema: JsonSchema) -> JsonSchema:
     return _portable(schema, relax=False, depth=0) or {}
 
 
+def subschema_budget(tools: int) -> int:
+    """Subschemas per output schema for a server of `tools` tools: all of them together stay
+    within `TOTAL_SUBSCHEMAS` (Microsoft Graph's 11,412 tools: 40 each), none above `MAX_SUBSCHEMAS`."""
+    return max(MIN_SUBSCHEMAS, min(MAX_SUBSCHEMAS, TOTAL_SUBSCHEMAS // max(1, tools)))
+
+
 def bound_output_schema(schema: JsonSchema, budget: int = MAX_SUBSCHEMAS) -> JsonSchema:
     """`schema` as it is when it holds at most `budget` subschemas; otherwise inlined and
     cut to the most levels of nested properties that fit (at least one)."""
     if _count(schema) <= budget:
         return schema
-    defs = schema.get("$defs") if isinstance(schema.get("$defs"), dict) else {}
-    best = _cut(schema, defs, 1, ())
+    found = schema.get("$defs")
+    defs: dict[str, Any] = found if isinstance(found, dict) else {}
+    best: JsonSchema = _cut(schema, defs, 1, ())
     for levels in range(2, _MAX_LEVELS + 1):
         deeper = _cut(schema, defs, levels, ())
         if _count(deeper) > budget or deeper == best:
@@ -119,7 +129,7 @@ def bound_output_schema(schema: JsonSchema, budget: int = MAX_SUBSCHEMAS) -> Jso
 def accepts_empty_object(schema: JsonSchema) -> bool:
     """Whether `{}` validates: the structuredContent a conformer falls back to."""
     try:
-        return jsonschema.Draft202012Validator(schema).is_valid({})
+        return bool(jsonschema.Draft202012Validator(schema).is_valid({}))
     except Exception:  # noqa: BLE001 - a ref that resolves nowhere, a malformed keyword: not usable
         return False
 
@@ -179,7 +189,7 @@ def _portable(node: Any, relax: bool, depth: int) -> JsonSchema | None:
         del out["additionalProperties"]
     _spell_type_union(out, unions)
     for union in unions:
-        _add_union(out, union)
+        add_union(out, union)
     form = node.get("format")
     if isinstance(form, str) and form and form not in _NUMERIC_FORMATS:
         described = out.get("description")
@@ -212,23 +222,15 @@ def _each(schemas: dict[str, Any], relax: bool, depth: int) -> list[tuple[str, J
 
 def _spell_type_union(out: JsonSchema, unions: list[list[JsonSchema]]) -> None:
     """`type: [A, B]` as an `anyOf` of single types, queued with the node's other unions."""
-    kind = out.get("type")
-    if not isinstance(kind, list):
-        return
-    kinds = list(dict.fromkeys(k for k in kind if isinstance(k, str)))
-    del out["type"]
-    if len(kinds) == 1:
-        out["type"] = kinds[0]
-    elif kinds:
-        unions.insert(0, [{"type": k} for k in kinds])
-
-
-def _add_union(out: JsonSchema, branches: list[JsonSchema]) -> None:
-    """The node's first union becomes its `anyOf`; further ones join `allOf` (all must hold)."""
-    if "anyOf" not in out:
-        out["anyOf"] = branches
-    else:
-        out.setdefault("allOf", []).append({"anyOf": branches})
+    branches = type_union_branches(out)
+    if branches is not None:
+        del out["type"]
+        unions.insert(0, branches)
+    elif isinstance(out.get("type"), list):
+        kinds = [k for k in out["type"] if isinstance(k, str)]
+        del out["type"]
+        if kinds:
+            out["type"] = kinds[0]
 
 
 def _count(node: Any) -> int:
@@ -269,3 +271,4 @@ def _cut(node: Any, defs: dict[str, Any], levels: int, refs: tuple[str, ...]) ->
     if not any(key in _CONSTRAINING for key in out):  # a cut object: still an object
         out["type"] = "object"
     return out
+

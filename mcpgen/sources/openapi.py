@@ -33,7 +33,14 @@ from mcpgen.ir import (
     SecurityScheme,
     Tool,
 )
-from mcpgen.output_schemas import accepts_empty_object, bound_output_schema, relax_output_schema
+from mcpgen.output_schemas import (
+    MAX_SUBSCHEMAS,
+    accepts_empty_object,
+    bound_output_schema,
+    relax_output_schema,
+    subschema_budget,
+)
+from mcpgen.portable import split_type_unions
 from mcpgen.schemas import (
     ModelIndex,
     ModelJob,
@@ -98,6 +105,7 @@ class _Parser:
         self.diag = diagnostics
         self._resolved: dict[str, Any] = {}
         self._raw_responses: dict[str, Any] = {}  # operation pointer -> its JSON response schema as written
+        self._output_budget = MAX_SUBSCHEMAS  # per output schema; set from the operation count
         self.version = self._version()
         self.openapi_30 = self.version.startswith("3.0")
         self.converter = SchemaConverter(self.resolve, self.openapi_30, self._warn)
@@ -182,6 +190,7 @@ class _Parser:
         self._upload_env = f"{prefix}_UPLOAD_DIR"
         schemes = self._security_schemes(prefix)
         operations = self._operations()
+        self._output_budget = subschema_budget(len(operations))
         names = naming.assign_tool_names(
             [naming.ToolNameRequest(op.key, op.wanted_name) for op in operations], self.options.max_name_length
         )
@@ -480,6 +489,7 @@ class _Parser:
         input_schema["additionalProperties"] = False
         if defs:
             input_schema["$defs"] = dict(sorted(defs.items()))
+        input_schema = split_type_unions(input_schema)  # a copy: the HTTP routes keep the spec's types
 
         python_name = _unique(naming.python_identifier(name), used_python_names)
         arg_idents = naming.unique_identifiers(
@@ -690,7 +700,8 @@ class _Parser:
             return None, False, "json", "Any", None
         schema = merge_all_of(self.converter.convert(raw, join_pointer(pointer, "content", json_media, "schema"), "response"))
         is_object = is_object_schema(schema)
-        schema = bound_output_schema(relax_output_schema(schema))  # describe the response, never reject a real one
+        # Describe the response, never reject a real one; cheaply enough for a client to compile.
+        schema = bound_output_schema(relax_output_schema(schema), self._output_budget)
         self._raw_responses[op.pointer] = raw
         response_type, model = typed_response(raw, models)
         if is_object:

@@ -187,8 +187,11 @@ def check_result(
 
 
 def _finite(value: Any) -> bool:
+    """No NaN, infinity or integer beyond a double's range: numbers no JavaScript client reads as sent."""
     if isinstance(value, float):
         return math.isfinite(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) <= sys.float_info.max
     if isinstance(value, dict):
         return all(_finite(v) for v in value.values())
     if isinstance(value, list):

@@ -49,19 +49,19 @@ def page_size() -> int:
     return value if value > 0 else DEFAULT_PAGE_SIZE
 
 
-def http_keep_alive() -> float:
+def http_keep_alive() -> int:
     """Seconds an idle streamable HTTP connection stays open (`BOOKSHELF_HTTP_KEEP_ALIVE`, default 120).
 
     Well above uvicorn's 5 s: a TypeScript client compiles every tool's output validator
     between tools/list and its first call, and reuses the pooled connection after that."""
     raw = os.environ.get(f"{ENV_PREFIX}_HTTP_KEEP_ALIVE", "")
     try:
-        value = float(raw) if raw else 120.0
+        value = int(raw) if raw else 120
     except ValueError:
-        value = -1.0
-    if not value > 0:
+        value = 0
+    if value <= 0:
         print(
-            f"{ENV_PREFIX}_HTTP_KEEP_ALIVE must be a positive number of seconds, not {raw!r}",
+            f"{ENV_PREFIX}_HTTP_KEEP_ALIVE must be a positive whole number of seconds, not {raw!r}",
             file=sys.stderr,
         )
         raise SystemExit(2)
