@@ -8,15 +8,13 @@ missing required and extra properties, an array where an object is declared, num
 strings, very large numbers (1e308, 10**30) and deep nesting; and 404/500 with JSON error
 bodies (`{"status": 404, ...}` clashes with `Pet.status: string`).
 
-Each case names the tool call that reaches it (`CASES`), and whether the upstream failed,
-so a test knows which calls must come back as `isError: true`.
+tests/clients/cases.py names the tool calls that reach each answer.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -47,17 +45,6 @@ PETS: dict[str, Any] = {
     "4": {"id": 10**30, "name": "Deep", "photoUrls": [None, 3, "ok"], "birthday": "2020-01-02T03:04:05",
           "category": nested(40)},
 }
-
-
-@dataclass(frozen=True)
-class Case:
-    """One planned tool call, and what the upstream does with it."""
-
-    tool: str
-    arguments: dict[str, Any]
-    upstream_fails: bool  # 4xx/5xx: the client must see isError: true
-    why: str
-    text: str | None = None  # when set, the first text content must equal it
 
 
 def _petstore(method: str, parts: list[str], query: str, body: bytes) -> tuple[int, Any]:
@@ -104,33 +91,6 @@ def _petstore(method: str, parts: list[str], query: str, body: bytes) -> tuple[i
         case "GET", ["categories", "flat"]:
             return 200, {"id": 1, "name": None, "subcategories": {"id": "x"}}
     return 404, {"status": 404, "message": f"no route for {method} /{'/'.join(parts)}"}
-
-
-PETSTORE_CASES = (
-    Case("getPetById", {"petId": 1}, False, "date as 01/02/2020, unknown enum, extra properties"),
-    Case("getPetById", {"petId": 2}, False, "missing required, null where non-nullable, number as string"),
-    Case("getPetById", {"petId": 3}, False, "1e308, 10**30, object where array, empty strings"),
-    Case("getPetById", {"petId": 4}, False, "date-time without zone for a date, 40 levels of nesting"),
-    Case("getPetById", {"petId": 5}, False, "array where an object is declared"),
-    Case("getPetById", {"petId": 6}, False, "a bare string where an object is declared"),
-    Case("getPetById", {"petId": 404}, True, "404 {status: 404} (clashes with Pet.status: string)"),
-    Case("getPetById", {"petId": 500}, True, "500 with a JSON error body"),
-    Case("deletePet", {"petId": 1}, True, "404 on delete"),
-    Case("findPetsByStatus", {"status": ["available"]}, False, "an array of stray pets, null and string items"),
-    Case("findPetsByStatus", {"status": ["pending"]}, False, "object where an array is declared"),
-    Case("findPetsByStatus", {"status": ["sold"]}, True, "500 {status: 'error'}"),
-    Case("findPetsByTags", {"tags": ["cute"]}, False, "impossible date 2020-13-45"),
-    Case("addPet", {"name": "Rex", "photoUrls": []}, False, "number as string, wrong format, unknown enum"),
-    Case("updatePet", {"name": "Rex", "photoUrls": []}, True, "400 with a list of field errors"),
-    Case("getInventory", {}, False, "numbers as strings, null, 1e308, 10**30, object value"),
-    Case("getOrderById", {"orderId": 1}, False, "date-time without zone, strings for numbers and boolean"),
-    Case("getOrderById", {"orderId": 2}, False, "empty date-time and enum, null boolean"),
-    Case("getOrderById", {"orderId": 3}, False, "-1e308, 10**30, 1.5 for an integer, a date for a date-time"),
-    Case("getOrderById", {"orderId": 404}, True, "404 {status: 404}"),
-    Case("placeOrder", {"petId": 1, "quantity": 1}, False, "null id, wrong date-time, integer enum"),
-    Case("getCategory", {"id": "deep"}, False, "60 levels of nesting"),
-    Case("getCategory", {"id": "flat"}, False, "object where an array is declared, wrong types"),
-)
 
 
 # -- GitHub ----------------------------------------------------------------------------------
@@ -188,18 +148,6 @@ def _github(method: str, parts: list[str]) -> tuple[int, Any]:
         case "GET", ["users", "ghost-500"]:
             return 500, {"message": "Server Error", "status": 500}
     return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404"}
-
-
-GITHUB_CASES = (
-    Case("repos_get", {"owner": "octocat", "repo": "Hello-World"}, False, 'homepage "" for format uri, more'),
-    Case("issues_get", {"owner": "octocat", "repo": "Hello-World", "issue_number": 1347}, False,
-         "number as string, labels mixing strings and objects, null user"),
-    Case("users_get-by-username", {"username": "octocat"}, False, 'email "", date-times without zone'),
-    Case("repos_list-for-user", {"username": "octocat"}, False, "a list with a null id and an empty object"),
-    Case("issues_list-for-repo", {"owner": "octocat", "repo": "Hello-World"}, False, "a list of stray issues"),
-    Case("repos_get", {"owner": "octocat", "repo": "missing"}, True, "404 Not Found"),
-    Case("users_get-by-username", {"username": "ghost-500"}, True, "500 Server Error"),
-)
 
 
 # -- the server ----------------------------------------------------------------------------------
