@@ -65,7 +65,7 @@ def test_call_is_accepted(reports: Report, client: str, transport: str, server: 
     assert entry["isError"] is case.fails, f"{case.why}: isError={entry['isError']}: {entry['texts']}"
     assert "text" in entry["contentTypes"] and entry["texts"][0].strip(), entry
     if case.text is not None:
-        assert entry["texts"][0] == case.text
+        assert entry["texts"][0] == case.text, f"[{case.why}] the text is not the returned str"
     if case.text_prefix is not None:
         assert entry["texts"][0].startswith(case.text_prefix), entry["texts"][0][:300]
 
@@ -79,8 +79,9 @@ def test_inspector_finds_no_portability_problems(request: pytest.FixtureRequest,
     served = _served(request, server)
     run = inspector(["--method", "tools/list", "--strict", *_env_args(served), *stdio_target(served.package)],
                     tmp_path / "catalog.json")
-    errors, warnings = portability(run.stderr)
-    assert (errors, warnings) == (0, 0), run.stderr[-6000:]
+    errors, warnings = portability(run)
+    summary = run.stderr.strip().splitlines()[-1:] if errors or warnings else []
+    assert (errors, warnings) == (0, 0), f"{summary}; the first findings:\n{run.stderr[:1500]}"
 
 
 def _env_args(served: Served) -> list[str]:
