@@ -23,12 +23,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from mcpgen.api import generate_openapi  # noqa: E402 - after the path set-up
-from mcpgen.config import Options  # noqa: E402
-from tests.clients.harness import CLIENTS, TS_PACKAGES, inspector, portability, run_client  # noqa: E402
-from tests.clients.messy_upstream import GITHUB_PREFIX, MessyUpstream  # noqa: E402
-from tests.e2e.conftest import http_server, server_env  # noqa: E402
-from tests.npm import package_path  # noqa: E402
+from mcpgen.api import generate_openapi  # imports after the sys.path set-up above
+from mcpgen.config import Options
+from tests.clients.harness import CLIENTS, TS_PACKAGES, inspector, portability, run_client
+from tests.clients.messy_upstream import GITHUB_PREFIX, MessyUpstream
+from tests.e2e.conftest import http_server, server_env
+from tests.npm import package_path
 
 CORPUS = REPO.parent / ".corpus" / "node_modules"
 SPECS = {
