@@ -15,15 +15,13 @@ from typing_extensions import Self
 from tests import npm
 
 SCRIPT = Path(__file__).with_name("ajv_check.mjs")
-# The majors .ci/run installs: the SDKs depend on ajv ^8 and ajv-formats ^3, so a fresh client gets these.
-PACKAGES = ["ajv@8", "ajv-formats@3"]
+# The majors tests/npm.py pins: the SDKs depend on ajv ^8 and ajv-formats ^3, so a fresh client gets these.
 MAJORS = {"ajv": "8.", "ajv-formats": "3."}
 
 
 def _installed_version(name: str) -> str:
-    path = npm.package_path(name)
+    path = npm.package_path(name, "package.json")
     return str(json.loads(path.read_text("utf-8")).get("version", "")) if path.exists() else ""
-
 
 
 class Ajv:
@@ -33,10 +31,11 @@ class Ajv:
     an integer beyond 2**53 loses precision, one beyond 1e308 becomes Infinity."""
 
     def __init__(self) -> None:
-        node = npm.node("the TypeScript clients' ajv check runs on node")
-        # Another package's dependency may have put a different major at the top of node_modules.
-        wrong = [name for name, major in MAJORS.items() if not _installed_version(name).startswith(major)]
-        npm.ensure_installed(PACKAGES, [] if wrong else [npm.package_path(name) for name in MAJORS], force=bool(wrong))
+        node = npm.node()
+        npm.ensure_installed(*(npm.package_path(name, "package.json") for name in MAJORS))
+        # Another package's dependency could put a different major at the top of node_modules.
+        wrong = {name: _installed_version(name) for name, major in MAJORS.items() if not _installed_version(name).startswith(major)}
+        assert not wrong, f"{npm.NPM_PREFIX}: ajv majors {wrong}, not the {MAJORS} the TypeScript clients use"
         # ajv warns on stderr for every unknown format it ignores; kept aside, shown if node dies.
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the process, closed in close()
         self._process = subprocess.Popen(

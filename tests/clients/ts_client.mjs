@@ -1,0 +1,119 @@
+// Drive an MCP server with a real TypeScript client and print what that client reported.
+//
+//   node ts_client.mjs v1|v2 PLAN.json URL
+//   node ts_client.mjs v1|v2 PLAN.json -- COMMAND [ARG...]      (stdio; the server gets this process's env)
+//
+// PLAN.json: {"calls": [{"name": "getPetById", "arguments": {"petId": 1}}, ...]}
+// v1 is @modelcontextprotocol/sdk 1.x (Claude Desktop, Cursor, VS Code today), v2 is
+// @modelcontextprotocol/client 2.x. Both are used as an application would: default options, so
+// structuredContent is validated against outputSchema (ajv + ajv-formats) exactly as they ship.
+// The packages are loaded from $MCPGEN_NPM_PREFIX (default: the repo's .ci/npm).
+//
+// Prints one JSON object on stdout: {sdk, protocolVersion, connectMs, listMs, pages, tools,
+// listError, firstCallMs, calls: [{name, ok, isError, error, contentTypes, texts, structured}]}.
+// A thrown error is reported, never swallowed: `ok: false` with the client's own message.
+
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const prefix = process.env.MCPGEN_NPM_PREFIX || resolve(here, "..", "..", ".ci", "npm");
+// The packages live outside this file's tree; resolve them from the prefix (CommonJS builds).
+const require = createRequire(join(prefix, "node_modules", "_resolve_from_here.js"));
+
+const V1_PAGE_LIMIT = 10000; // 1.x has no cap of its own; stop a server that never ends its pages
+
+function loadSdk(which) {
+  if (which === "v1") {
+    const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+    const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    return { Client, StdioClientTransport, StreamableHTTPClientTransport };
+  }
+  if (which === "v2") {
+    const { Client, StreamableHTTPClientTransport } = require("@modelcontextprotocol/client");
+    const { StdioClientTransport } = require("@modelcontextprotocol/client/stdio");
+    return { Client, StdioClientTransport, StreamableHTTPClientTransport };
+  }
+  throw new Error(`unknown sdk ${which}: use v1 or v2`);
+}
+
+function message(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// Each SDK's own way of getting the whole list: 1.x pages by cursor in the application
+// (and keeps the validators of the last page only), 2.x walks every page itself (listMaxPages 64).
+async function listAll(sdk, client) {
+  if (sdk === "v2") {
+    const { tools } = await client.listTools();
+    return { tools, pages: null };
+  }
+  const tools = [];
+  let cursor;
+  let pages = 0;
+  do {
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    pages += 1;
+  } while (cursor !== undefined && pages < V1_PAGE_LIMIT);
+  return { tools, pages };
+}
+
+async function main() {
+  const [sdk, planPath, ...target] = process.argv.slice(2);
+  const plan = JSON.parse(readFileSync(planPath, "utf8"));
+  const { Client, StdioClientTransport, StreamableHTTPClientTransport } = loadSdk(sdk);
+  let transport;
+  if (target[0] === "--") {
+    transport = new StdioClientTransport({ command: target[1], args: target.slice(2), env: process.env, stderr: "inherit" });
+  } else {
+    transport = new StreamableHTTPClientTransport(new URL(target[0]));
+  }
+  const client = new Client({ name: "mcpgen-client-matrix", version: "1.0.0" });
+  const report = { sdk, protocolVersion: null, connectMs: null, listMs: null, pages: null, tools: null,
+                   listError: null, firstCallMs: null, calls: [] };
+  let start = performance.now();
+  await client.connect(transport);
+  report.connectMs = performance.now() - start;
+  report.protocolVersion = client.getNegotiatedProtocolVersion?.() ?? transport.protocolVersion ?? transport._protocolVersion ?? null;
+  start = performance.now();
+  try {
+    const { tools, pages } = await listAll(sdk, client);
+    report.tools = tools.length;
+    report.pages = pages;
+  } catch (error) {
+    report.listError = message(error);
+  }
+  report.listMs = performance.now() - start;
+  for (const call of plan.calls ?? []) {
+    start = performance.now();
+    const entry = { name: call.name, ok: false, isError: null, error: null, contentTypes: [], texts: [], structured: false };
+    try {
+      const result = await client.callTool({ name: call.name, arguments: call.arguments ?? {} });
+      entry.ok = true;
+      entry.isError = result.isError === true;
+      entry.contentTypes = (result.content ?? []).map((c) => c.type);
+      entry.texts = (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text);
+      entry.structured = result.structuredContent !== undefined;
+    } catch (error) {
+      entry.error = message(error);
+    }
+    entry.ms = performance.now() - start;
+    if (report.firstCallMs === null) report.firstCallMs = entry.ms;
+    report.calls.push(entry);
+  }
+  await client.close();
+  process.stdout.write(JSON.stringify(report) + "\n");
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`ts_client: ${error?.stack ?? error}\n`);
+    process.exit(1);
+  },
+);
