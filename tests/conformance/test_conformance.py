@@ -202,7 +202,8 @@ def test_inspector_calls_a_tool(npm_tools: dict[str, Path], server_url: str, tmp
     )
     assert code == 0
     assert result["isError"] is False
-    assert result["structuredContent"] == {"result": "Ada at 1 Rue, Paris"}
+    assert "structuredContent" not in result  # the function returns str: its text is the result
+    assert result["content"] == [{"type": "text", "text": "Ada at 1 Rue, Paris"}]
 
 
 def test_inspector_sees_tool_errors(npm_tools: dict[str, Path], server_url: str, tmp_path: Path) -> None:

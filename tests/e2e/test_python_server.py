@@ -59,7 +59,7 @@ SAMPLE_TOOLS = [
     "export_items",
 ]
 # Tools whose result is not an object: served as {"result": value}.
-WRAPPED = {"find_items", "adjust_stock", "low_stock", "tag_items", "export_items"}
+WRAPPED = {"find_items", "adjust_stock", "low_stock", "tag_items"}  # export_items returns str: plain text
 
 # The MODULE target: a package importable by name, never copied into the output.
 MODULE_FILES = {
@@ -394,13 +394,13 @@ async def test_parameter_descriptions_come_from_docstrings(inv: Conn) -> None:
 async def test_output_schemas(inv: Conn) -> None:
     item = inv.tools["add_item"].output_schema
     assert item is not None and item["title"] == "Item" and "result" not in item["properties"]
-    assert item["properties"]["updated_at"]["format"] == "date-time"
+    assert item["properties"]["updated_at"]["description"] == "Format: date-time"  # named, never asserted
     for name in WRAPPED:
         wrapped = inv.tools[name].output_schema
         assert wrapped is not None and wrapped["required"] == ["result"], name
     found = inv.tools["find_items"].output_schema
     assert found is not None and found["properties"]["result"] == {"items": {"$ref": "#/$defs/Item"}, "type": "array"}
-    assert inv.tools["export_items"].output_schema["properties"]["result"]["type"] == "string"  # type: ignore[index]
+    assert inv.tools["export_items"].output_schema is None  # -> str: the text is the result
     assert inv.tools["remove_item"].output_schema is None  # -> None
 
 
@@ -511,7 +511,7 @@ async def test_none_result_has_no_structured_content(inv: Conn) -> None:
     assert await names_of(inv, "deleted thing") == []
 
 
-async def test_str_result_is_wrapped(inv: Conn) -> None:
+async def test_str_result_is_the_text(inv: Conn) -> None:
     await ok(inv, "add_item", {"sku": "EXP-0001", "name": "Exported", "category": "tools", "quantity": 4})
     document = await ok(inv, "export_items")
     assert isinstance(document, str)
@@ -588,8 +588,8 @@ async def test_module_target_tools(shifts: Conn) -> None:
 
 async def test_enum_argument_arrives_as_the_member(shifts: Conn) -> None:
     result = await shifts.call("shift_name", {"shift": 2})
-    assert not result.is_error and result.structured_content == {"result": "LATE"}
-    assert _text(result) == '"LATE"'
+    assert not result.is_error and result.structured_content is None
+    assert _text(result) == "LATE"
     assert "shift" in await fails(shifts, "shift_name", {"shift": 3})
 
 
@@ -617,4 +617,4 @@ async def test_sys_exit_in_a_function_is_a_tool_error(shifts: Conn) -> None:
     """`sys.exit()` in a tool fails that call; the server keeps serving every client."""
     assert await fails(shifts, "close_board", {"code": 3}) == "FunctionExited: the function called sys.exit(3)"
     result = await shifts.call("shift_name", {"shift": 1})
-    assert result.structured_content == {"result": "EARLY"}
+    assert _text(result) == "EARLY"

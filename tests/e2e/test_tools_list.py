@@ -90,8 +90,8 @@ async def test_output_schemas_have_object_roots(mcp: Connection) -> None:
             assert tool.output_schema["type"] == "object", tool.name
     # JSON-array responses are wrapped as {"result": [...]}; binary/text/204 ones declare none.
     listing = tools["findPetsByStatus"].output_schema
-    assert listing is not None and listing["required"] == ["result"]
-    assert listing["properties"]["result"]["type"] == ["array", "null"]  # relaxed: describes, never rejects
+    assert listing is not None and "required" not in listing  # `{}` validates: the conformer's last resort
+    assert listing["properties"]["result"]["type"] == "array"  # relaxed: no bounds, no required, no enums
     for name in ("getPetPhoto", "addPetNote", "deletePet", "resetStore"):
         assert tools[name].output_schema is None, name
 

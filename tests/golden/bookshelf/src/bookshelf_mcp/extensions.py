@@ -114,9 +114,10 @@ def _describe(
     result = None
     wraps = False
     returns = type_hints.get("return", inspect.Signature.empty)
-    if returns not in (inspect.Signature.empty, None, type(None)):
+    # `-> str`: the text is the result, as for generated tools.
+    if returns not in (inspect.Signature.empty, None, type(None), str):
         result = pydantic.TypeAdapter(returns)
-        output = result.json_schema(mode="serialization")
+        output = _unasserted(result.json_schema(mode="serialization"))
         output.pop("title", None)
         if output.get("type") != "object":
             wraps = True
@@ -130,6 +131,27 @@ def _describe(
     if annotations:
         wire["annotations"] = annotations
     return CustomTool({"tool": wire, "wrapsResult": wraps}, function, arguments, parameters, result)
+
+
+def _unasserted(schema: Any) -> Any:
+    """pydantic's schema without `format` (named in the description instead) or defaults:
+    TypeScript clients assert formats with ajv-formats, and pydantic writes a naive
+    datetime without the zone a "date-time" needs."""
+    if isinstance(schema, list):
+        return [_unasserted(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("properties", "$defs") and isinstance(value, dict):  # names, not keywords
+            out[key] = {name: _unasserted(sub) for name, sub in value.items()}
+        elif key not in ("format", "default", "enum", "const", "examples"):
+            out[key] = _unasserted(value)
+    form = schema.get("format")
+    if isinstance(form, str) and schema.get("type") == "string":
+        described = out.get("description")
+        out["description"] = f"{described} (format: {form})" if described else f"Format: {form}"
+    return out
 
 
 @functools.cache

@@ -228,7 +228,7 @@ async def _dispatch(name: str, arguments: dict[str, Any]) -> types.CallToolResul
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
         return error_result(str(exc))
     if response.status_code == 429:  # later calls wait out Retry-After here, not at the API
-        message, seconds = guard.upstream_limited(429, response.headers.get("retry-after"))
+        message, _ = guard.upstream_limited(429, response.headers.get("retry-after"))
         audit.mark("rate_limited")
         return error_result(message)
     return _http_result(name, response)
