@@ -108,7 +108,9 @@ def github(tmp_path_factory: pytest.TempPathFactory, messy_upstream: MessyUpstre
     """GitHub's whole REST spec (1,186 tools), generated once; named so that its env prefix is
     OCTO_GITHUB_, not GITHUB_ (GitHub Actions sets GITHUB_* variables of its own)."""
     out = tmp_path_factory.mktemp("matrix") / "github-mcp"
-    src = _generate_openapi(package_path("@octokit/openapi", GITHUB_SPEC), out, name="octo-github")
+    spec = package_path("@octokit/openapi", GITHUB_SPEC)
+    ensure_installed(spec)
+    src = _generate_openapi(spec, out, name="octo-github")
     env = server_env(out, OCTO_GITHUB_BASE_URL=messy_upstream.origin + GITHUB_PREFIX)
     return Served("github", "octo_github_mcp", src, env, cases.GITHUB_CASES, stateful=False)
 
