@@ -16,11 +16,13 @@ Code, Cursor and the Inspector with ajv and ajv-formats (1.x with ajv's draft-07
 - carries none of the annotations no client reads (examples, defaults, `x-` extensions),
   which were most of its bytes.
 
-A schema of more subschemas than its budget (`subschema_budget`: GitHub's repository is
-hundreds, for each of 900 tools) is cut by `bound_output_schema` to as many levels of nested properties
-as fit, references inlined: every TypeScript client compiles every tool's validator after
-listing (GitHub's took 11 s), and a client never needs more to accept the data, which the
-text content and the structuredContent still carry whole; deeper objects are just `object`.
+Cheap to compile: every TypeScript client compiles every tool's validator after listing
+(GitHub's took 11 s, with the Python client's whole list at 0.5 s). A schema of more
+subschemas than its budget (`subschema_budget`, a share of a per-server total) is cut by
+`bound_output_schema` to as many levels of nested properties as fit, references inlined;
+deeper objects are just `object`. A client never needs more to accept the data, which the
+text content and structuredContent still carry whole. And each schema gets an `$id` of its
+content (`with_content_id`): the TypeScript SDK compiles a schema with a known `$id` once.
 
 For an OpenAPI response, `relax_output_schema` also drops what only constrains (`required`,
 `enum`/`const`, bounds, patterns, closed objects; `oneOf` becomes `anyOf`, as relaxed
@@ -33,6 +35,7 @@ the conformer's last resort, checked at generation (`accepts_empty_object`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -83,9 +86,9 @@ _ALL_TYPES = ("null", "boolean", "object", "array", "number", "string")
 # Any JSON value, spelled so that every keyword constrains (where a schema must stand).
 ANY_VALUE: JsonSchema = {"anyOf": [{"type": kind} for kind in _ALL_TYPES]}
 _MAX_DEPTH = 200  # converted schemas are finite trees; a guard, not a limit met in practice
-MAX_SUBSCHEMAS = 250  # per output schema (GitHub's, in ajv: 11 s -> 2.7 s to compile)
-MIN_SUBSCHEMAS = 40
-TOTAL_SUBSCHEMAS = 300_000  # per server: what a TypeScript client compiles after listing every tool
+MAX_SUBSCHEMAS = 250  # per output schema
+MIN_SUBSCHEMAS = 20
+TOTAL_SUBSCHEMAS = 50_000  # per server: what a TypeScript client compiles after listing (see bench_clients)
 _MAX_LEVELS = 16  # levels of nested properties tried when cutting (recursive schemas never end)
 _STUB_KEYS = ("title", "description")  # what an unresolvable reference keeps
 # What describes an object's members: left out below the levels kept.
@@ -106,7 +109,8 @@ def portable_output_schema(schema: JsonSchema) -> JsonSchema:
 
 def subschema_budget(tools: int) -> int:
     """Subschemas per output schema for a server of `tools` tools: all of them together stay
-    within `TOTAL_SUBSCHEMAS` (Microsoft Graph's 11,412 tools: 40 each), none above `MAX_SUBSCHEMAS`."""
+    within `TOTAL_SUBSCHEMAS` (GitHub's 1,186 tools: 42 each), none above `MAX_SUBSCHEMAS`
+    nor below `MIN_SUBSCHEMAS`; one level of properties is kept whatever the budget."""
     return max(MIN_SUBSCHEMAS, min(MAX_SUBSCHEMAS, TOTAL_SUBSCHEMAS // max(1, tools)))
 
 
@@ -124,6 +128,15 @@ def bound_output_schema(schema: JsonSchema, budget: int = MAX_SUBSCHEMAS) -> Jso
             break
         best = deeper
     return best
+
+
+def with_content_id(schema: JsonSchema) -> JsonSchema:
+    """`schema` with an `$id` made of its content. The TypeScript SDK's validator looks a
+    schema with an `$id` up before compiling it, so tools that return the same thing (GitHub:
+    903 output schemas, 450 distinct) cost a client one compilation, not one each."""
+    body = {k: v for k, v in schema.items() if k != "$id"}
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return {"$id": f"urn:mcpgen:schema:{digest[:24]}", **body}
 
 
 def accepts_empty_object(schema: JsonSchema) -> bool:

@@ -39,6 +39,7 @@ from mcpgen.output_schemas import (
     bound_output_schema,
     relax_output_schema,
     subschema_budget,
+    with_content_id,
 )
 from mcpgen.portable import split_type_unions
 from mcpgen.schemas import (
@@ -717,7 +718,7 @@ class _Parser:
         if not accepts_empty_object(schema):
             self._warn("the response schema admits no object, even relaxed; the tool is served without an outputSchema", pointer)
             return None, False, "json", response_type, model
-        return schema, wraps, "json", response_type, model
+        return with_content_id(schema), wraps, "json", response_type, model
 
     def _security(self, op: _Operation, schemes: dict[str, SecurityScheme]) -> tuple[tuple[str, ...], ...]:
         raw = op.node.get("security", self.doc.get("security"))

@@ -45,7 +45,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
-from mcpgen.output_schemas import bound_output_schema, portable_output_schema
+from mcpgen.output_schemas import bound_output_schema, portable_output_schema, with_content_id
 
 COPY_PACKAGE = "source"  # sub-package of the generated package that holds a copied file
 _COPY_INIT = '"""A copy of the module the tools come from, so the package runs on its own."""\n'
@@ -532,14 +532,14 @@ def _output_schema(hints: Mapping[str, Any]) -> tuple[JsonSchema | None, bool]:
     # Formats and type unions as every client reads them alike (see output_schemas).
     schema = bound_output_schema(portable_output_schema(schema))
     if _is_object_like(annotation) and schema.get("type") == "object":
-        return schema, False
+        return with_content_id(schema), False
     # Clients of handshake-era protocols need an object root: wrap, keeping $defs at the
     # root so `#/$defs/...` references still resolve.
     defs = schema.pop("$defs", None)
     wrapped: JsonSchema = {"type": "object", "properties": {"result": schema} if schema else {}, "required": ["result"]}
     if defs:
         wrapped["$defs"] = defs
-    return wrapped, True
+    return with_content_id(wrapped), True
 
 
 def _is_object_like(annotation: Any) -> bool:

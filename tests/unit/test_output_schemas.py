@@ -11,10 +11,15 @@ import pytest
 from mcpgen.lint import CLIENT_MAX_PAGES, MAX_PAGE_BYTES, page_count, page_count_notes
 from mcpgen.output_schemas import (
     ANY_VALUE,
+    MAX_SUBSCHEMAS,
+    MIN_SUBSCHEMAS,
+    TOTAL_SUBSCHEMAS,
     accepts_empty_object,
     bound_output_schema,
     portable_output_schema,
     relax_output_schema,
+    subschema_budget,
+    with_content_id,
 )
 from mcpgen.portable import split_type_unions
 
@@ -126,3 +131,19 @@ def test_pages_widen_to_fit_the_clients_page_cap() -> None:
     assert page_count_notes([100] * 11412, 25) == []
     too_big = page_count_notes([MAX_PAGE_BYTES] * (CLIENT_MAX_PAGES + 1), 25)
     assert len(too_big) == 1 and "--tool-mode dynamic" in too_big[0]
+
+
+def test_content_ids_name_the_content() -> None:
+    pet = {"type": "object", "properties": {"id": {"type": "integer"}}}
+    first, again = with_content_id(pet), with_content_id(dict(reversed(list(pet.items()))))
+    assert first == again and first["$id"].startswith("urn:mcpgen:schema:")  # key order does not matter
+    assert with_content_id(first) == first  # an $id is not part of the content
+    assert with_content_id({**pet, "title": "Pet"})["$id"] != first["$id"]
+    jsonschema.Draft202012Validator(with_content_id({**pet, "$defs": {"N": {"type": "string"}},
+                                                     "properties": {"n": {"$ref": "#/$defs/N"}}})).validate({"n": "x"})
+
+
+def test_budgets_share_a_total_across_the_tools() -> None:
+    assert subschema_budget(12) == MAX_SUBSCHEMAS
+    assert subschema_budget(1186) == TOTAL_SUBSCHEMAS // 1186
+    assert subschema_budget(11412) == MIN_SUBSCHEMAS

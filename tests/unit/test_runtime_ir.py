@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 
-from mcpgen.output_schemas import relax_output_schema
+from mcpgen.output_schemas import relax_output_schema, with_content_id
 from tests.unit.spec_helpers import ok, parse, spec
 
 
@@ -77,9 +77,9 @@ def test_output_schema_is_relaxed_but_root_stays_an_object(tmp_path: Path) -> No
                 "/ps": {"get": {"operationId": "ps", "responses": ok(schema={"type": "array", "items": pet})}}})
     project, _ = parse(tmp_path, doc)
     by_name = {t.name: t for t in project.tools}
-    assert by_name["p"].output_schema == {"type": "object", "properties": {
+    assert by_name["p"].output_schema == with_content_id({"type": "object", "properties": {
         "id": {"type": "integer"}, "status": {"type": "string"},
-    }}
+    }})
     wrapped = by_name["ps"].output_schema
     assert wrapped is not None and "required" not in wrapped  # `{}` validates: the conformer's last resort
     assert wrapped["properties"]["result"]["type"] == "array"
