@@ -14,8 +14,8 @@ from mcpgen.ir import JsonSchema
 
 def split_type_unions(schema: JsonSchema) -> JsonSchema:
     """A copy of `schema` with every `type` list spelled as an `anyOf` of single types."""
-    out = _split(schema, 0)
-    return out if isinstance(out, dict) else schema
+    out: JsonSchema = _split(schema, 0)
+    return out
 
 
 def type_union_branches(node: JsonSchema) -> list[JsonSchema] | None:
@@ -36,15 +36,26 @@ def add_union(node: JsonSchema, branches: list[JsonSchema]) -> None:
 
 
 _MAX_DEPTH = 200  # converted schemas are finite trees; a guard, not a limit met in practice
-_VALUE_KEYS = frozenset({"enum", "const", "default", "examples", "example"})  # data, not schemas
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SCHEMA_VALUES = frozenset({"items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems",
+                            "not", "if", "then", "else", "contains", "propertyNames"})
 
 
 def _split(node: Any, depth: int) -> Any:
-    if isinstance(node, list):
-        return [_split(item, depth + 1) for item in node]
+    """Keywords are told from data (`enum`, `default`, a property named `type`) by where they stand."""
     if not isinstance(node, dict) or depth > _MAX_DEPTH:
         return node
-    out = {key: value if key in _VALUE_KEYS else _split(value, depth + 1) for key, value in node.items()}
+    out: JsonSchema = {}
+    for key, value in node.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _split(sub, depth + 1) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [_split(sub, depth + 1) for sub in value]
+        elif key in _SCHEMA_VALUES:
+            out[key] = _split(value, depth + 1)
+        else:
+            out[key] = value
     branches = type_union_branches(out)
     if branches is not None:
         del out["type"]
