@@ -42,7 +42,7 @@ from typing import Any
 import jsonschema
 
 from mcpgen.ir import JsonSchema
-from mcpgen.portable import add_union, type_union_branches
+from mcpgen.portable import ANY_VALUE, add_union, type_union_branches
 
 # Keywords that only reject instances; without them the schema still says what comes back.
 _CONSTRAINTS = frozenset({
@@ -82,9 +82,6 @@ _PROTOTYPE_NAMES = frozenset({
     "propertyIsEnumerable", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
     "__lookupSetter__",
 })
-_ALL_TYPES = ("null", "boolean", "object", "array", "number", "string")
-# Any JSON value, spelled so that every keyword constrains (where a schema must stand).
-ANY_VALUE: JsonSchema = {"anyOf": [{"type": kind} for kind in _ALL_TYPES]}
 _MAX_DEPTH = 200  # converted schemas are finite trees; a guard, not a limit met in practice
 MAX_SUBSCHEMAS = 250  # per output schema
 MIN_SUBSCHEMAS = 20

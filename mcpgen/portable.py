@@ -12,6 +12,10 @@ from typing import Any
 from mcpgen.ir import JsonSchema
 
 
+# Any JSON value, spelled so that a keyword constrains (a bare `{}` is a portability warning).
+ANY_VALUE: JsonSchema = {"anyOf": [{"type": kind} for kind in ("null", "boolean", "object", "array", "number", "string")]}
+
+
 def split_type_unions(schema: JsonSchema) -> JsonSchema:
     """A copy of `schema` with every `type` list spelled as an `anyOf` of single types."""
     out: JsonSchema = _split(schema, 0)

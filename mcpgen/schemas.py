@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from mcpgen.ir import JsonSchema, ModelModule
 from mcpgen.model_style import black_style, is_black_formatted
+from mcpgen.portable import ANY_VALUE
 
 Direction = Literal["request", "response"]
 _DROP = frozenset({"xml", "externalDocs", "nullable", "example", "$schema", "$id", "id"})
@@ -264,6 +265,8 @@ class SchemaConverter:
         target = self._target(ref, pointer)
         shallow = {k: v for k, v in target.items() if k in _SHALLOW_KEYS} if isinstance(target, dict) else {}
         out = self._node(shallow, ref[1:], root, ())
+        if "type" not in out:  # an untyped target (an allOf, say): any value, spelled portably
+            out = {**ANY_VALUE, **out}
         out["description"] = (str(out.get("description", "")) + " (structure not shown)").strip()
         return out
 

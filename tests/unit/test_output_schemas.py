@@ -10,7 +10,6 @@ import pytest
 
 from mcpgen.lint import CLIENT_MAX_PAGES, MAX_PAGE_BYTES, page_count, page_count_notes
 from mcpgen.output_schemas import (
-    ANY_VALUE,
     MAX_SUBSCHEMAS,
     MIN_SUBSCHEMAS,
     TOTAL_SUBSCHEMAS,
@@ -21,7 +20,7 @@ from mcpgen.output_schemas import (
     subschema_budget,
     with_content_id,
 )
-from mcpgen.portable import split_type_unions
+from mcpgen.portable import ANY_VALUE, split_type_unions
 
 
 def constraining_everywhere(schema: Any, path: str = "#") -> list[str]:

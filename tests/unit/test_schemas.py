@@ -122,3 +122,20 @@ def test_exponentially_shared_graphs_keep_shared_refs_in_defs() -> None:
     components["L30"] = {"type": "string"}
     out, _ = convert({"$ref": "#/components/schemas/L0"}, components)
     assert "$defs" in out and len(json.dumps(out)) < 64_000
+
+
+def test_an_elided_untyped_reference_accepts_any_value_portably(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reference cut for size keeps its target's type; an allOf target has none, and a bare
+    `{"description": ...}` is a portability warning in the Inspector (Microsoft Graph: 5,007)."""
+    from mcpgen import schemas
+    from mcpgen.portable import ANY_VALUE
+
+    monkeypatch.setattr(schemas, "_MAX_NODES", 40)
+    entity = {"allOf": [{"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(8)}}],
+              "description": "An entity."}
+    holder = {"type": "object", "properties": {f"e{i}": {"$ref": "#/components/schemas/Entity"} for i in range(3)}}
+    top = {"type": "object", "properties": {f"h{i}": {"$ref": "#/components/schemas/Holder"} for i in range(3)}}
+    out, warnings = convert(top, {"Entity": entity, "Holder": holder})
+    assert any("level(s) of references kept" in w for w in warnings)
+    stubs = [e for h in out["properties"].values() for e in h.get("properties", {}).values()]
+    assert stubs and all(s == {**ANY_VALUE, "description": "An entity. (structure not shown)"} for s in stubs), stubs
