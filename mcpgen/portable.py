@@ -11,7 +11,6 @@ from typing import Any
 
 from mcpgen.ir import JsonSchema
 
-
 # Any JSON value, spelled so that a keyword constrains (a bare `{}` is a portability warning).
 ANY_VALUE: JsonSchema = {"anyOf": [{"type": kind} for kind in ("null", "boolean", "object", "array", "number", "string")]}
 
