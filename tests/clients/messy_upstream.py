@@ -14,9 +14,9 @@ tests/clients/cases.py names the tool calls that reach each answer.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from ..local_http import Handler, LocalServer, Recorded
 
 PETSTORE_PREFIX = "/api/v3"
 GITHUB_PREFIX = "/github"
@@ -162,55 +162,18 @@ def answer(method: str, path: str, query: str, body: bytes) -> tuple[int, Any]:
     return 404, {"status": 404, "message": "outside every API's base path"}
 
 
-class MessyUpstream:
-    """A threaded HTTP server on 127.0.0.1; `hits` counts requests by path."""
+class MessyUpstream(LocalServer):
+    """The upstream of the client matrix; `hits` counts requests by path."""
+
+    name = "messy-upstream"
 
     def __init__(self) -> None:
+        super().__init__()
         self.hits: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="messy-upstream", daemon=True)
-        self.port = int(self._server.server_address[1])
 
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> MessyUpstream:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        upstream = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _handle(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                path, _, query = self.path.partition("?")
-                with upstream._lock:
-                    upstream.hits[path] = upstream.hits.get(path, 0) + 1
-                status, value = answer(self.command, path, query, body)
-                data = json.dumps(value).encode()  # 1e308 stays 1e+308, 10**30 a 31-digit integer
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json; charset=utf-8")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
-
-        return Handler
+    def respond(self, handler: Handler, request: Recorded) -> None:
+        with self._lock:
+            self.hits[request.path] = self.hits.get(request.path, 0) + 1
+        status, value = answer(request.method, request.path, request.query, request.body)
+        data = json.dumps(value).encode()  # 1e308 stays 1e+308, 10**30 a 31-digit integer
+        handler.send(status, {"Content-Type": "application/json; charset=utf-8", "Content-Length": str(len(data))}, data)

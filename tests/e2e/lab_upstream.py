@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
-from .upstream import Recorded
+from ..local_http import Handler, Recorded, RecordingServer
 
 PREFIX = "/v1"
 CLIENT_ID, CLIENT_SECRET = "lab-client", "s3cr:et/+"
@@ -35,29 +33,18 @@ class TokenPolicy:
     issued: int = 0
 
 
-class LabUpstream:
+class LabUpstream(RecordingServer[Recorded]):
+    name = "lab-upstream"
+
     def __init__(self) -> None:
-        self.requests: list[Recorded] = []
+        super().__init__()
         self.canned: dict[str, Answer] = {}  # relative path -> answer
         self.tokens = TokenPolicy()
         self.revoked: set[str] = set()
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="lab-upstream", daemon=True)
-        self.port = int(self._server.server_address[1])
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{PREFIX}"
-
-    def start(self) -> LabUpstream:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return self.origin + PREFIX
 
     def reset(self) -> None:
         with self._lock:
@@ -65,11 +52,6 @@ class LabUpstream:
             self.canned.clear()
             self.revoked.clear()
             self.tokens = TokenPolicy(issued=self.tokens.issued)
-
-    def take(self) -> list[Recorded]:
-        with self._lock:
-            taken, self.requests[:] = list(self.requests), []
-        return taken
 
     def api_requests(self) -> list[Recorded]:
         return [r for r in self.take() if r.path.startswith(PREFIX + "/")]
@@ -100,30 +82,7 @@ class LabUpstream:
             answer["expires_in"] = self.tokens.expires_in
         return json_answer(answer)
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        upstream = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _handle(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                path, _, query = self.path.partition("?")
-                headers = {name.lower(): value for name, value in self.headers.items()}
-                recorded = Recorded(self.command, path, query, headers, body)
-                with upstream._lock:
-                    upstream.requests.append(recorded)
-                status, content_type, data = upstream.answer(recorded)
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
-
-        return Handler
+    def respond(self, handler: Handler, request: Recorded) -> None:
+        self._record(request)
+        status, content_type, data = self.answer(request)
+        handler.send(status, {"Content-Type": content_type, "Content-Length": str(len(data))}, data)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
+
+from ..local_http import Handler, HeadHandler, Recorded, RecordingServer
+
+__all__ = ["Recorded", "Upstream"]  # Recorded: the tests import it from here
 
 PREFIX = "/api/v3"
 
@@ -38,18 +40,6 @@ PET_2 = {"id": 2, "name": "Tom", "photoUrls": [], "status": "sold"}
 INVENTORY = {"available": 2, "sold": 1}
 LONG_ERROR = "boom " * 2000  # 10 000 characters; the server shows at most 2 000
 SLOW_SECONDS = 8.0  # the slow endpoint's delay; tests set a much smaller client timeout
-
-
-@dataclass(frozen=True)
-class Recorded:
-    method: str
-    path: str  # raw, still percent-encoded, without the query
-    query: str  # raw query string ("" when none)
-    headers: dict[str, str]  # lower-cased names
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
 
 
 Answer = tuple[int, str, bytes]  # status, content type, body; a redirect's Location as body
@@ -117,84 +107,37 @@ def answer(method: str, path: str, body: bytes, port: int, stopping: threading.E
     return _json(404, {"code": 404, "message": f"no route for {method} {path}"})
 
 
-class Upstream:
-    """A threaded HTTP server; `requests` lists what it received, oldest first."""
+class Upstream(RecordingServer[Recorded]):
+    """The petstore upstream; `requests` lists what it received, oldest first."""
+
+    handler = HeadHandler
+    name = "upstream"
 
     def __init__(self) -> None:
-        self.requests: list[Recorded] = []
-        self._lock = threading.Lock()
+        super().__init__()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="upstream", daemon=True)
-        self.port = int(self._server.server_address[1])
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     @property
     def base_url(self) -> str:
         return self.origin + PREFIX
 
-    def start(self) -> Upstream:
-        self._thread.start()
-        return self
-
     def stop(self) -> None:
         self._stopping.set()  # releases the slow endpoint at once
-        self._server.shutdown()
-        self._server.server_close()
+        super().stop()
 
-    def clear(self) -> None:
-        with self._lock:
-            self.requests.clear()
-
-    def take(self) -> list[Recorded]:
-        """The requests received since the last clear/take."""
-        with self._lock:
-            taken, self.requests[:] = list(self.requests), []
-        return taken
-
-    def _record(self, request: Recorded) -> None:
-        with self._lock:
-            self.requests.append(request)
-
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        upstream = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _handle(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                path, _, query = self.path.partition("?")
-                headers = {name.lower(): value for name, value in self.headers.items()}
-                upstream._record(Recorded(self.command, path, query, headers, body))
-                if path.startswith(PREFIX + "/"):
-                    relative = path[len(PREFIX) :]
-                    status, content_type, data = answer(self.command, relative, body, upstream.port, upstream._stopping)
-                else:
-                    status, content_type, data = _json(404, {"message": "outside the API's base path"})
-                try:
-                    self.send_response(status)
-                    if 300 <= status < 400:
-                        self.send_header("Location", data.decode())
-                        data = b""
-                    if content_type:
-                        self.send_header("Content-Type", content_type)
-                    if status != 204:
-                        self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    if status != 204 and self.command != "HEAD":
-                        self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout tests)
-
-            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _handle
-
-        return Handler
+    def respond(self, handler: Handler, request: Recorded) -> None:
+        self._record(request)
+        if request.path.startswith(PREFIX + "/"):
+            relative = request.path[len(PREFIX) :]
+            status, content_type, data = answer(request.method, relative, request.body, self.port, self._stopping)
+        else:
+            status, content_type, data = _json(404, {"message": "outside the API's base path"})
+        headers: dict[str, str] = {}
+        if 300 <= status < 400:
+            headers["Location"] = data.decode()
+            data = b""
+        if content_type:
+            headers["Content-Type"] = content_type
+        if status != 204:
+            headers["Content-Length"] = str(len(data))
+        handler.send(status, headers, data)
