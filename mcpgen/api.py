@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from mcpgen import __version__, naming, resources
-from mcpgen.changes import Change, compare, tool_identity
+from mcpgen.changes import Change, Served, compare, served, tool_identity
 from mcpgen.config import Options
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Project
@@ -198,8 +198,8 @@ def shape_surface(
     )
     if mode == "static":
         sizes = [len(json.dumps(wire_tool(tool), ensure_ascii=False)) for tool in project.tools]
-        notes = [*lint.tool_count_notes(len(project.tools)), *lint.page_count_notes(sizes, project.page_size)]
-        diagnostics += [Diagnostic(Level.WARNING, note, project.source_file) for note in notes]
+        warnings = [*lint.tool_count_notes(len(project.tools)), *lint.page_count_notes(sizes, project.page_size)]
+        diagnostics += [Diagnostic(Level.WARNING, warning, project.source_file) for warning in warnings]
     return project, diagnostics
 
 
@@ -230,10 +230,16 @@ def _changes(project_dir: Path, old_manifest: Manifest | None, project: Project)
     try:
         entries = json.loads((project_dir / catalogs[0]).read_text("utf-8"))
         old = {entry["tool"]["name"]: entry["tool"] for entry in entries}
+        # The old routes come from the old catalog: manifests before operation identities held only routes.
+        old_routes = {
+            entry["tool"]["name"]: f"{entry['http']['method']} {entry['http']['path']}"
+            for entry in entries if isinstance(entry.get("http"), dict)
+        }
     except (OSError, ValueError, KeyError, TypeError):
         return []
+    old_served = {name: Served(identity, old_routes.get(name)) for name, identity in old_manifest.tools.items()}
     new = {tool.name: wire_tool(tool) for tool in project.tools}
-    return compare(old, old_manifest.tools, new, {tool.name: tool_identity(tool) for tool in project.tools})
+    return compare(old, old_served, new, {tool.name: served(tool) for tool in project.tools})
 
 
 def _first_project_file(kind: str, target: str, options: Options, output: Path) -> ProjectFile:

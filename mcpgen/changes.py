@@ -1,13 +1,18 @@
-"""What a regeneration changes for a server's clients: tools added, removed, renamed, and
-per tool the input and output schema changes, each classified as breaking or compatible.
+"""What a regeneration changes for a server's clients: tools added, removed, renamed, moved
+to another route, and per tool the input and output schema changes, each classified as
+breaking or compatible.
 
-Tools are paired by identity (the HTTP operation or Python function they call), so a
-renamed tool is reported as a rename, not as one removal plus one addition.
+Tools are paired by what they are, not by name: first by operation (the OpenAPI
+operationId, or the Python function), then by HTTP route, then by name. So a renamed tool
+is a rename, not one removal plus one addition, and an operation whose path moved (GitHub's
+`actions_create-environment-variable`, from `/repositories/{repository_id}/...` to
+`/repos/{owner}/{repo}/...`) is a route change on the same tool, with its argument changes.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -19,35 +24,80 @@ Catalog = dict[str, dict[str, Any]]  # tool name -> MCP Tool object as tools/lis
 @dataclass(frozen=True, slots=True)
 class Change:
     tool: str
-    change: str  # added, removed, renamed, input_added, input_removed, input_required, ...
+    change: str  # added, removed, renamed, route, input_added, input_removed, input_required, ...
     detail: str
     breaking: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Served:
+    """What a tool is, for pairing old and new tools."""
+
+    identity: str  # "operation <operationId>", "<module>:<function>", or the route when there is neither
+    route: str | None = None  # "GET /pets/{id}" for an HTTP operation
+
+
 def tool_identity(tool: Tool) -> str:
-    """What a tool calls; stable across renames."""
+    """What a tool calls; stable across renames and, with an operationId, across moved routes."""
     if tool.route is not None:
-        return f"{tool.route.method} {tool.route.path}"
+        return f"operation {tool.operation_id}" if tool.operation_id else tool_route(tool) or tool.name
     if tool.call is not None:
         return f"{tool.call.module.lstrip('.')}:{tool.call.function}"
     return tool.name
 
 
-def compare(old: Catalog, old_ids: dict[str, str], new: Catalog, new_ids: dict[str, str]) -> list[Change]:
-    """Changes from `old` to `new`, sorted by tool name then kind."""
-    old_by_id = {old_ids.get(name, f"name:{name}"): name for name in old}
-    new_by_id = {new_ids.get(name, f"name:{name}"): name for name in new}
-    changes: list[Change] = []
-    for identity, name in new_by_id.items():
-        if identity not in old_by_id:
-            changes.append(Change(name, "added", "new tool", False))
-    for identity, old_name in old_by_id.items():
-        new_name = new_by_id.get(identity)
+def tool_route(tool: Tool) -> str | None:
+    return f"{tool.route.method} {tool.route.path}" if tool.route is not None else None
+
+
+def served(tool: Tool) -> Served:
+    return Served(tool_identity(tool), tool_route(tool))
+
+
+def pair_tools(old: dict[str, Served], new: dict[str, Served]) -> dict[str, str]:
+    """Old tool name -> new tool name, for the tools that are the same: by operation, then by
+    route, then by name; at each step only keys that one tool alone holds on each side pair."""
+    keys: list[Callable[[str, Served], str | None]] = [
+        lambda _, s: s.identity, lambda _, s: s.route, lambda name, _: name,
+    ]
+    pairs: dict[str, str] = {}
+    for key in keys:
+        old_keys = _unique({n: key(n, s) for n, s in old.items() if n not in pairs})
+        taken = set(pairs.values())
+        new_keys = _unique({n: key(n, s) for n, s in new.items() if n not in taken})
+        pairs.update({old_name: new_keys[k] for k, old_name in old_keys.items() if k in new_keys})
+    return pairs
+
+
+def _unique(keyed: dict[str, str | None]) -> dict[str, str]:
+    """key -> name, for the keys exactly one name has."""
+    counts: dict[str, int] = {}
+    for value in keyed.values():
+        if value is not None:
+            counts[value] = counts.get(value, 0) + 1
+    return {value: name for name, value in keyed.items() if value is not None and counts[value] == 1}
+
+
+def compare(old: Catalog, old_served: dict[str, Served], new: Catalog, new_served: dict[str, Served]) -> list[Change]:
+    """Changes from `old` to `new`, sorted by tool name then kind. A tool missing from a
+    `served` map is known by its name alone."""
+    pairs = pair_tools(
+        {name: old_served.get(name, Served(f"name:{name}")) for name in old},
+        {name: new_served.get(name, Served(f"name:{name}")) for name in new},
+    )
+    changes = [Change(name, "added", "new tool", False) for name in new if name not in set(pairs.values())]
+    for old_name in old:
+        new_name = pairs.get(old_name)
         if new_name is None:
             changes.append(Change(old_name, "removed", "tool removed", True))
             continue
         if new_name != old_name:
             changes.append(Change(new_name, "renamed", f"renamed from {old_name!r}", True))
+        old_route = old_served[old_name].route if old_name in old_served else None
+        new_route = new_served[new_name].route if new_name in new_served else None
+        if old_route and new_route and old_route != new_route:
+            # The model calls the same tool; what it must send is in the argument changes.
+            changes.append(Change(new_name, "route", f"route changed: {old_route} -> {new_route}", False))
         changes.extend(_tool_changes(new_name, old[old_name], new[new_name]))
     return sorted(changes, key=lambda c: (c.tool, c.change, c.detail))
 
@@ -161,11 +211,12 @@ def _canonical(schema: Any) -> str:
 
 def summary(changes: list[Change]) -> dict[str, int]:
     kinds = [c.change for c in changes]
-    changed = {c.tool for c in changes if c.change not in ("added", "removed", "renamed")}
+    changed = {c.tool for c in changes if c.change not in ("added", "removed", "renamed", "route")}
     return {
         "added": kinds.count("added"),
         "removed": kinds.count("removed"),
         "renamed": kinds.count("renamed"),
+        "moved": kinds.count("route"),
         "changed": len(changed),
         "breaking": sum(c.breaking for c in changes),
     }
@@ -180,7 +231,8 @@ def as_text(changes: list[Change]) -> str:
         return "Tools: no changes."
     s = summary(changes)
     headline = (
-        f"Tools: {s['added']} added, {s['removed']} removed, {s['renamed']} renamed, {s['changed']} changed "
+        f"Tools: {s['added']} added, {s['removed']} removed, {s['renamed']} renamed, {s['moved']} moved to "
+        f"another route, {s['changed']} changed "
         f"({s['breaking']} breaking change{'s' if s['breaking'] != 1 else ''})"
     )
     lines = [headline]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.changes import compare
+from mcpgen.changes import Served, compare, pair_tools
 from mcpgen.config import OperationFilter, ToolOverride
 from mcpgen.diagnostics import GenerationError
 from mcpgen.manifest import Manifest, digest, with_header
@@ -153,8 +153,8 @@ def test_change_classification() -> None:
         "opt": _tool("opt", {"mode": {"type": "string", "enum": ["a", "b", "c"]}, "r": {"type": "string"}}, []),
         "added": _tool("added", {}, []),
     }
-    old_ids = {"get": "GET /x", "opt": "GET /o", "gone": "DELETE /g"}
-    new_ids = {"fetch": "GET /x", "opt": "GET /o", "added": "POST /a"}
+    old_ids = {"get": Served("GET /x", "GET /x"), "opt": Served("GET /o", "GET /o"), "gone": Served("DELETE /g", "DELETE /g")}
+    new_ids = {"fetch": Served("GET /x", "GET /x"), "opt": Served("GET /o", "GET /o"), "added": Served("POST /a", "POST /a")}
     found = {(c.tool, c.change, c.detail): c.breaking for c in compare(old, old_ids, new, new_ids)}
     assert found == {
         ("added", "added", "new tool"): False,
@@ -173,4 +173,36 @@ def test_change_classification() -> None:
 
 def test_unchanged_catalog_reports_nothing() -> None:
     tools = {"a": _tool("a", {"x": {"type": "string"}}, ["x"])}
-    assert compare(tools, {"a": "GET /a"}, tools, {"a": "GET /a"}) == []
+    assert compare(tools, {"a": Served("GET /a", "GET /a")}, tools, {"a": Served("GET /a", "GET /a")}) == []
+
+
+def test_a_moved_route_is_the_same_tool_with_its_argument_changes() -> None:
+    """GitHub's actions_create-environment-variable moved from /repositories/{repository_id}/...
+    to /repos/{owner}/{repo}/... keeping its operationId: one tool, a route change, the
+    arguments that changed with it."""
+    old_route = "POST /repositories/{repository_id}/environments/{environment_name}/variables"
+    new_route = "POST /repos/{owner}/{repo}/environments/{environment_name}/variables"
+    name = "actions_create-environment-variable"
+    old = {name: _tool(name, {"repository_id": {"type": "integer"}, "environment_name": {"type": "string"}},
+                       ["repository_id", "environment_name"])}
+    new = {name: _tool(name, {"owner": {"type": "string"}, "repo": {"type": "string"},
+                              "environment_name": {"type": "string"}}, ["owner", "repo", "environment_name"])}
+    operation = "operation actions/create-environment-variable"
+    found = {(c.change, c.detail): c.breaking
+             for c in compare(old, {name: Served(operation, old_route)}, new, {name: Served(operation, new_route)})}
+    assert found == {
+        ("route", f"route changed: {old_route} -> {new_route}"): False,
+        ("input_removed", "argument `repository_id` removed"): True,
+        ("input_added", "argument `owner` added (required)"): True,
+        ("input_added", "argument `repo` added (required)"): True,
+    }
+
+
+def test_pairing_by_operation_then_route_then_name() -> None:
+    old = {"a": Served("operation op1", "GET /a"), "b": Served("GET /b", "GET /b"), "c": Served("GET /c", "GET /c"),
+           "d": Served("operation dup", "GET /d1"), "e": Served("operation dup", "GET /e")}
+    new = {"renamed_a": Served("operation op1", "GET /a2"),  # an override renamed it as its route moved
+           "b2": Served("operation b", "GET /b"),  # an old manifest's route identity: paired by route
+           "c": Served("operation c", "GET /c-moved"),  # old manifest, route moved: paired by name
+           "d": Served("operation dup", "GET /d1"), "x": Served("operation dup", "GET /x")}
+    assert pair_tools(old, new) == {"a": "renamed_a", "b": "b2", "c": "c", "d": "d"}  # duplicate ids pair by route
