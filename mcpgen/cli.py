@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mcpgen import __version__, api, changes, lint
+from mcpgen import __version__, api, changes, lint, naming
 from mcpgen.config import DEFAULT_PAGE_SIZE, OperationFilter, Options
 from mcpgen.diagnostics import Diagnostic, GenerationError, Level
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
@@ -28,6 +28,10 @@ OutputOption = Annotated[
 ]
 NameOption = Annotated[Optional[str], typer.Option("--name", help="Server name (default: from the title/module).")]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace a non-empty output directory.")]
+VerboseOption = Annotated[
+    bool, typer.Option("--verbose", "-v", help="List every renamed tool (by default the first ten, then a count per reason).")
+]
+RENAMES_SHOWN = 10  # GitHub's spec renames all 1,186 tools: one line each would bury the warnings
 MaxNameOption = Annotated[
     int,
     typer.Option(
@@ -146,6 +150,7 @@ def from_openapi(
     allow_remote_refs: Annotated[
         bool, typer.Option("--allow-remote-refs", help="Fetch http(s) $refs (refused by default: no network).")
     ] = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Generate an MCP server package that calls the API SPEC describes.
 
@@ -169,7 +174,7 @@ def from_openapi(
         resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars),  # type: ignore[arg-type]
         allow_remote_refs=allow_remote_refs,
     )
-    _run(lambda: api.generate_openapi(spec, options))
+    _run(lambda: api.generate_openapi(spec, options), verbose)
 
 
 @app.command("from-python")
@@ -189,6 +194,7 @@ def from_python(
     page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
     max_response_chars: MaxResponseOption = 100_000,
     client_profile: ClientProfileOption = None,
+    verbose: VerboseOption = False,
 ) -> None:
     """Generate an MCP server package whose tools are TARGET's public functions."""
     options = Options(
@@ -200,7 +206,7 @@ def from_python(
         exclude=tuple(exclude or ()),
         **_surface(tool_mode, page_size, client_profile, max_response_chars),  # type: ignore[arg-type]
     )
-    _run(lambda: api.generate_python(target, options))
+    _run(lambda: api.generate_python(target, options), verbose)
 
 
 @app.command("lint")
@@ -320,7 +326,7 @@ def _print_report(found: list[changes.Change], report: str) -> None:
         typer.echo(changes.as_text(found))
 
 
-def _run(generate: Callable[[], api.Result]) -> None:
+def _run(generate: Callable[[], api.Result], verbose: bool = True) -> None:
     """Run one generation; print diagnostics and a summary; exit 1 on any refusal."""
     try:
         result = generate()
@@ -331,7 +337,7 @@ def _run(generate: Callable[[], api.Result]) -> None:
     except OutputExists as exc:
         typer.secho(f"error: {exc}", fg="red", err=True)
         raise typer.Exit(1) from None
-    _print_diagnostics(result.diagnostics)
+    _print_diagnostics(result.diagnostics, verbose)
     tools = result.project.tools
     renamed = [d for d in result.diagnostics if d.level is Level.INFO and "renamed" in d.message]
     skipped = [d for d in result.diagnostics if d.level is Level.WARNING and "skipped" in d.message]
@@ -343,13 +349,33 @@ def _run(generate: Callable[[], api.Result]) -> None:
         typer.echo(f"  kept your previous version as {backup}", err=True)
     if result.changes:
         typer.echo(changes.as_text(result.changes))
-    typer.echo(f"Run it: PYTHONPATH={result.output / 'src'} python -m {result.project.package}")
+    # Installed, the server has its dependencies (mcp, httpx2, ...), which mcpgen's own environment lacks.
+    command = naming.distribution_name(result.project.name)
+    typer.echo(f"Run it: pip install {result.output} && {command}   (--transport http --port 8000 for HTTP)")
 
 
-def _print_diagnostics(diagnostics: list[Diagnostic]) -> None:
+def _print_diagnostics(diagnostics: list[Diagnostic], verbose: bool = True) -> None:
+    """Each diagnostic on its own line; unless `verbose`, renames past the first ten as a count per reason."""
     colours = {Level.ERROR: "red", Level.WARNING: "yellow", Level.INFO: None}
+    hidden: dict[str, int] = {}  # reason -> renames not shown
+    shown = 0
     for diagnostic in diagnostics:
+        reason = _rename_reason(diagnostic)
+        if reason is not None and not verbose and shown >= RENAMES_SHOWN:
+            hidden[reason] = hidden.get(reason, 0) + 1
+            continue
+        shown += reason is not None
         typer.secho(str(diagnostic), fg=colours[diagnostic.level], err=True)
+    for reason, count in sorted(hidden.items(), key=lambda item: (-item[1], item[0])):
+        typer.echo(f"info: {count:,} more tool{'s' if count != 1 else ''} renamed: {reason} (--verbose lists them)", err=True)
+
+
+def _rename_reason(diagnostic: Diagnostic) -> str | None:
+    """Why a tool was renamed, for a rename diagnostic (`tool 'x' renamed to 'y': why`); else None."""
+    if diagnostic.level is not Level.INFO or not diagnostic.message.startswith("tool "):
+        return None
+    head, found, reason = diagnostic.message.partition(": ")
+    return reason if found and " renamed to " in head else None
 
 
 @app.command("new")

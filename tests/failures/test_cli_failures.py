@@ -100,3 +100,23 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
         )
         trees.append({p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()})
     assert trees[0] == trees[1]
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_many_renames_are_counted_per_reason_unless_verbose(tmp_path: Path, verbose: bool) -> None:
+    """GitHub's spec renames all 1,186 tools ('repos/get' -> 'repos_get'): one line each buried
+    the warnings. The first ten are listed; the rest are counted per reason."""
+    paths = {f"/r{i}": {"get": {"operationId": f"repos/get{i}", "responses": {"204": {"description": "ok"}}}}
+             for i in range(13)}
+    spec = tmp_path / "slashes.json"
+    spec.write_text(json.dumps({"openapi": "3.0.3", "info": {"title": "Slashes", "version": "1"}, "paths": paths}))
+    result = mcpgen("from-openapi", str(spec), "-o", str(tmp_path / "out"), *(["--verbose"] if verbose else []),
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    listed = [line for line in lines if "renamed to 'repos_get" in line]
+    assert len(listed) == (13 if verbose else 10)
+    summary = "info: 3 more tools renamed: characters outside [A-Za-z0-9_-] or a leading non-letter (--verbose lists them)"
+    assert (summary in lines) is not verbose
+    assert "(13 renamed, 0 skipped)" in result.stdout
+    assert f"Run it: pip install {tmp_path / 'out'} && slashes-mcp" in result.stdout

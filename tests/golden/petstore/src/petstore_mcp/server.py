@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import sys
 from functools import cache
 from typing import Any
 
@@ -317,6 +318,13 @@ def serve_http(host: str, port: int) -> None:
         json_response=True,
         host=host,
         transport_security=transport_security(host),
+    )
+    shown = f"[{host}]" if ":" in host else host
+    # On stderr (stdout is the protocol's on stdio): where to point a client, since uvicorn logs warnings only.
+    print(
+        f"{config.SERVER_NAME}: streamable HTTP at http://{shown}:{port}/mcp",
+        file=sys.stderr,
+        flush=True,
     )
     # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
     uvicorn.run(

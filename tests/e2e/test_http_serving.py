@@ -1,4 +1,5 @@
-"""Streamable HTTP keeps idle connections open long enough for TypeScript clients.
+"""Streamable HTTP: says where it serves, and keeps idle connections open long enough for
+TypeScript clients.
 
 After tools/list, a TypeScript client compiles every tool's output validator before its
 first call and then reuses the pooled connection; with uvicorn's default 5 s keep-alive the
@@ -40,6 +41,7 @@ def test_an_idle_connection_outlives_a_validator_warm_up(generated: Path, log_di
         assert initialize_on(connection) == 200
         assert connection.sock is socket_before  # the same connection: the server kept it open
         connection.close()
+    assert f"petstore: streamable HTTP at http://127.0.0.1:{port}/mcp" in (log_dir / "keep-alive.log").read_text()
 
 
 def test_a_malformed_keep_alive_stops_the_server(generated: Path) -> None:
