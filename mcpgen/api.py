@@ -197,8 +197,10 @@ def shape_surface(
         project, tool_mode=mode, page_size=options.page_size, max_response_chars=options.max_response_chars
     )
     if mode == "static":
-        sizes = [len(json.dumps(wire_tool(tool), ensure_ascii=False)) for tool in project.tools]
-        warnings = [*lint.tool_count_notes(len(project.tools)), *lint.page_count_notes(sizes, project.page_size)]
+        warnings = lint.tool_count_notes(len(project.tools))
+        if len(project.tools) > lint.CLIENT_MAX_PAGES:  # fewer tools cannot take more pages: skip the sizing
+            sizes = [len(json.dumps(wire_tool(tool), ensure_ascii=False)) for tool in project.tools]
+            warnings += lint.page_count_notes(sizes, project.page_size)
         diagnostics += [Diagnostic(Level.WARNING, warning, project.source_file) for warning in warnings]
     return project, diagnostics
 

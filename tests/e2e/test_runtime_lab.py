@@ -421,6 +421,18 @@ async def test_response_straying_from_its_schema_still_arrives(lab: Connection, 
     assert "$.id: 'seven'" in note and "$.tags[1]: 5" in note and "$.name: None" in note
 
 
+async def test_numbers_javascript_cannot_read_are_left_out(lab: Connection, lab_upstream: LabUpstream) -> None:
+    """`1e400` parses to infinity (sent as null) and a 400-digit id reads as Infinity in a
+    TypeScript client: structuredContent leaves both out, the text keeps them, a note says so."""
+    body = b'{"id": ' + b"9" * 400 + b', "name": "Rex", "status": "sold", "tags": [1e400]}'
+    lab_upstream.canned["/deviant/pet"] = (200, "application/json", body)
+    result = await ok(lab, "deviantPet", {})
+    assert result.structured_content == {"name": "Rex", "status": "sold", "tags": []}
+    assert result.content[0].text.startswith('{"id": 999')
+    note = result.content[1].text
+    assert "$.id: 999" in note and "$.tags[0]: inf" in note and "not a number every client can read" in note
+
+
 async def test_array_items_and_root_that_stray(lab: Connection, lab_upstream: LabUpstream) -> None:
     lab_upstream.canned["/deviant/pets"] = json_answer([{"id": 1, "name": "A", "status": "sold"}, "oops", {"id": "x"}])
     result = await ok(lab, "deviantPets", {})

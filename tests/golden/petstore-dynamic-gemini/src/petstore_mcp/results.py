@@ -107,8 +107,10 @@ def conform(instance: Any, validator: Any) -> tuple[Any, list[str]]:
 
     Each round leaves out the outermost values that fail (an object member is removed, an
     array item taken out), so the rest of the response still arrives as structured data.
-    The schemas mcpgen advertises for API responses accept `{}`, the last resort."""
-    work, problems = finite(instance)
+    The schemas mcpgen advertises for API responses accept `{}`, the last resort.
+    `instance` has been through `finite` already."""
+    work = instance
+    problems: list[str] = []
     for _ in range(MAX_CONFORM_ROUNDS):
         errors = sorted(
             validator.iter_errors(work), key=lambda e: [str(p) for p in e.absolute_path]
@@ -127,11 +129,11 @@ def finite(value: Any) -> tuple[Any, list[str]]:
     they were: NaN and infinities (lenient JSON parsing makes them of `1e400`; they would
     be sent as null) and integers beyond a double's range (JavaScript reads them as Infinity)."""
     dropped: list[str] = []
+    if not _has_unreadable(value, 0):  # every result comes here: copy only when something goes
+        return value, dropped
 
     def keep(node: Any, path: list[Any]) -> Any:
-        if (isinstance(node, float) and not math.isfinite(node)) or (
-            isinstance(node, int) and not isinstance(node, bool) and abs(node) > _MAX_DOUBLE
-        ):
+        if _unreadable(node):
             dropped.append(
                 f"{_json_path(path)}: {node!r:.40} is not a number every client can read"
             )
@@ -149,12 +151,30 @@ def finite(value: Any) -> tuple[Any, list[str]]:
     return ({} if kept is _GONE else kept), dropped
 
 
+def _unreadable(node: Any) -> bool:
+    return (isinstance(node, float) and not math.isfinite(node)) or (
+        isinstance(node, int) and not isinstance(node, bool) and abs(node) > _MAX_DOUBLE
+    )
+
+
+def _has_unreadable(node: Any, depth: int) -> bool:
+    if depth >= MAX_DEPTH:
+        return False
+    if isinstance(node, dict):
+        return any(_has_unreadable(v, depth + 1) for v in node.values())
+    if isinstance(node, list):
+        return any(_has_unreadable(v, depth + 1) for v in node)
+    return _unreadable(node)
+
+
 def mismatch_note(problems: list[str]) -> str:
     listed = "\n".join(f"- {p}" for p in problems[:10]) + ("\n- …" if len(problems) > 10 else "")
     return (
-        "[Note: this response does not match the tool's declared output schema (the API strayed from its own "
-        "specification). The text above is the response as received; structuredContent leaves out the parts "
-        "that do not match:\n" + listed + "]"
+        "[Note: this response does not match the tool's declared output schema as every client reads it (an "
+        "API that strays from its own specification, or numbers JavaScript cannot hold). The text above is the "
+        "response as received; structuredContent leaves out the parts that do not match:\n"
+        + listed
+        + "]"
     )
 
 

@@ -97,23 +97,27 @@ def json_result(name: str, value: Any, lenient: bool = False) -> types.CallToolR
         )
         text = fitted[:limit]
     # Numbers no JavaScript client can read are left out; the text keeps them.
-    structured, _ = results.finite({"result": value} if entry["wrapsResult"] else value)
-    if "outputSchema" not in entry["tool"]:
-        return _text_result(text, notes, structured if isinstance(structured, dict) else None)
-    problems = _errors(_output_validator(name), structured, "(result)")
-    if not problems:
-        return _text_result(text, notes, structured)
-    log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
-    if lenient:
-        repaired, found = results.conform(structured, _output_validator(name))
-        if repaired is not None:
-            return _text_result(text, [*notes, results.mismatch_note(found)], repaired)
-    return error_result(
-        "The result does not match the tool's declared output schema:\n"
-        + "\n".join(problems[:10])
-        + "\n\nResult:\n"
-        + text
-    )
+    structured, left_out = results.finite({"result": value} if entry["wrapsResult"] else value)
+    if "outputSchema" in entry["tool"]:
+        problems = _errors(_output_validator(name), structured, "(result)")
+        if problems:
+            log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
+            repaired, found = (
+                results.conform(structured, _output_validator(name)) if lenient else (None, [])
+            )
+            if repaired is None:
+                return error_result(
+                    "The result does not match the tool's declared output schema:\n"
+                    + "\n".join(problems[:10])
+                    + "\n\nResult:\n"
+                    + text
+                )
+            structured, left_out = repaired, left_out + found
+    elif not isinstance(structured, dict):
+        structured = None
+    if left_out:
+        notes.append(results.mismatch_note(left_out))
+    return _text_result(text, notes, structured)
 
 
 def _text_result(
