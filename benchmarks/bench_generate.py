@@ -73,7 +73,7 @@ else:
 
 def child_generate(spec: str, output: str) -> None:
     """Run the real pipeline once with a timer around each stage; print JSON."""
-    import mcpgen.sources.openapi as openapi_source
+    import mcpgen.sources.openapi.parser as openapi_source
     from mcpgen import api
     from mcpgen.config import Options
     from mcpgen.diagnostics import Level

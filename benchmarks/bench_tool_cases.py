@@ -19,7 +19,7 @@ import jsonschema
 
 from mcpgen.api import build_openapi
 from mcpgen.config import Options
-from mcpgen.project_tests import tool_cases
+from mcpgen.rendering.project_tests import tool_cases
 
 LIST = Path("/work/shared/corpus/public.txt")
 SKIP = ("api.github.com", "stripe")

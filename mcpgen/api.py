@@ -11,17 +11,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcpgen import __version__, naming, resources
-from mcpgen.changes import Change, Served, compare, served, tool_identity
+from mcpgen import __version__, naming
 from mcpgen.config import Options
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Project
-from mcpgen.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
-from mcpgen.overrides import apply_overrides
-from mcpgen.project_file import PROJECT_FILE, ProjectFile, read_project_file, relative_source, render_project_file
-from mcpgen.prompts import apply_prompts
-from mcpgen.render import render_project, render_user_files, wire_tool
-from mcpgen.sync import Plan, apply, plan
+from mcpgen.project.changes import Change, Served, compare, served, tool_identity
+from mcpgen.project.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
+from mcpgen.project.project_file import (
+    PROJECT_FILE,
+    ProjectFile,
+    read_project_file,
+    relative_source,
+    render_project_file,
+)
+from mcpgen.project.sync import Plan, apply, plan
+from mcpgen.rendering.render import render_project, render_user_files, wire_tool
+from mcpgen.transforms import resources
+from mcpgen.transforms.overrides import apply_overrides
+from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree
 
 
@@ -47,7 +54,7 @@ class Conflicts(Exception):
 
 
 def build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic]]:
-    from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+    from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 
     diagnostics = Diagnostics(file=str(spec))
     project = parse_openapi(
@@ -183,7 +190,7 @@ def shape_surface(
     project: Project, diagnostics: list[Diagnostic], options: Options
 ) -> tuple[Project, list[Diagnostic]]:
     """What the server advertises: client profile, tool mode, page size; tool-count warnings."""
-    from mcpgen import lint, profiles
+    from mcpgen.clients import lint, profiles
 
     diagnostics = list(diagnostics)
     if options.resources:

@@ -10,10 +10,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from mcpgen import __version__, api, changes, lint, naming
+from mcpgen import __version__, api, naming
+from mcpgen.clients import lint
 from mcpgen.config import DEFAULT_PAGE_SIZE, OperationFilter, Options
 from mcpgen.diagnostics import Diagnostic, GenerationError, Level
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
+from mcpgen.project import changes
 from mcpgen.writer import OutputExists
 
 app = typer.Typer(
@@ -245,7 +247,7 @@ def lint_command(
 
 def _lint_input(target: str) -> tuple[list[dict[str, object]], str]:
     """Wire tools and server name of a generated project, a spec, or a Python module."""
-    from mcpgen.render import wire_tool
+    from mcpgen.rendering.render import wire_tool
 
     path = Path(target)
     if path.is_dir() or path.name == "tools.json":
@@ -385,7 +387,7 @@ def new(
     force: ForceOption = False,
 ) -> None:
     """Create a hand-written MCP server project: example tool, resource and prompt, tests, README."""
-    from mcpgen.scaffold import ScaffoldError, new_project
+    from mcpgen.rendering.scaffold import ScaffoldError, new_project
 
     try:
         target, files = new_project(name, output, force)

@@ -112,6 +112,6 @@ class Options:
     tool_mode: str = "static"  # "static": one tool per operation; "dynamic": search/describe/call meta-tools
     page_size: int = DEFAULT_PAGE_SIZE  # tools per tools/list page (the server's env var overrides it)
     max_response_chars: int = 100_000  # default cap of one tool result (the server's env var overrides it)
-    client_profile: str | None = None  # advertise schemas every tool of this client accepts (mcpgen.lint)
+    client_profile: str | None = None  # advertise schemas every tool of this client accepts (mcpgen.clients.lint)
     resources: bool = False  # GETs without required non-path arguments also become resources/templates
     allow_remote_refs: bool = False  # fetch http(s) `$ref`s at generation time

@@ -45,7 +45,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
-from mcpgen.output_schemas import bound_output_schema, portable_output_schema, with_content_id
+from mcpgen.schema.output import bound_output_schema, portable_output_schema, with_content_id
 
 COPY_PACKAGE = "source"  # sub-package of the generated package that holds a copied file
 _COPY_INIT = '"""A copy of the module the tools come from, so the package runs on its own."""\n'

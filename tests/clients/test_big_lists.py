@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from mcpgen.api import generate_openapi
+from mcpgen.clients.lint import PAGES_TARGET, page_count
 from mcpgen.config import Options
 from mcpgen.diagnostics import Level
-from mcpgen.lint import PAGES_TARGET, page_count
 from tests.e2e.conftest import http_server, server_env
 
 from .harness import inspector, portability, run_client

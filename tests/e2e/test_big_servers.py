@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_client, types
 
-from mcpgen import lint
 from mcpgen.api import generate_openapi, generate_python
+from mcpgen.clients import lint
 from mcpgen.config import Options
 from mcpgen.diagnostics import Level
 

@@ -13,7 +13,7 @@ import pytest
 
 from mcpgen.api import generate_openapi, generate_python
 from mcpgen.config import Options
-from mcpgen.scaffold import new_project
+from mcpgen.rendering.scaffold import new_project
 
 from .conftest import REPO
 

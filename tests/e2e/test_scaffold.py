@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.scaffold import new_project, project_names, render_new
+from mcpgen.rendering.scaffold import new_project, project_names, render_new
 
 from .test_wheel import tree
 from .wheel import WheelInstall

@@ -39,7 +39,7 @@ def test_wheel_ships_templates(wheel_install: WheelInstall | None, generated: Pa
     # A clean environment in an unrelated directory: nothing from the checkout is importable.
     env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(tmp_path)}
     python = venv / "bin" / "python"
-    located = Path(run([python, "-c", "import mcpgen.render as r; print(r.templates_dir())"], tmp_path, env).strip())
+    located = Path(run([python, "-c", "import mcpgen.rendering.render as r; print(r.templates_dir())"], tmp_path, env).strip())
     assert located.is_relative_to(venv), located
     assert (located / "src" / "server.py.j2").is_file()
 

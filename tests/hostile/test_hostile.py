@@ -211,7 +211,7 @@ def test_writer_refuses_paths_outside_the_output(relative: str, tmp_path: Path) 
 def test_ordinary_aliases_still_load(tmp_path: Path) -> None:
     """The alias bound refuses bombs, not the anchors real specs use to share a schema."""
     from mcpgen.diagnostics import Diagnostics
-    from mcpgen.sources.document import load_document
+    from mcpgen.sources.openapi.document import load_document
 
     shared = "{type: object, properties: {" + ", ".join(f"p{i}: {{type: string}}" for i in range(50)) + "}}"
     uses = "\n".join(f"  S{i}: *shared" for i in range(200))

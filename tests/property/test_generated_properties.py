@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import keyword
 import os
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -22,7 +22,7 @@ from mcpgen import api
 from mcpgen.config import Options
 from mcpgen.diagnostics import Diagnostic
 from mcpgen.ir import Project
-from mcpgen.render import render_project
+from mcpgen.rendering.render import render_project
 from tests.hostile.inprocess import check_tools, list_tools
 
 settings.register_profile(

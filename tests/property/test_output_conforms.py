@@ -42,8 +42,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from mcp import types
 
-from mcpgen import api, render
+from mcpgen import api
 from mcpgen.config import Options
+from mcpgen.rendering import render
 from tests.clients.ajv import Ajv
 
 _LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"

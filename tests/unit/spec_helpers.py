@@ -8,7 +8,7 @@ from typing import Any
 
 from mcpgen.diagnostics import Diagnostic, Diagnostics
 from mcpgen.ir import Project
-from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 
 
 def spec(paths: dict[str, Any], version: str = "3.0.3", **extra: Any) -> dict[str, Any]:

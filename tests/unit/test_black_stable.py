@@ -20,10 +20,10 @@ from mcpgen import api
 from mcpgen.config import Options, PromptArgumentSpec, PromptMessageSpec, PromptSpec, ResourceSpec
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.ir import Project
-from mcpgen.prompts import apply_prompts
-from mcpgen.render import environment, pyassign, pyentry, render_project, render_user_files
-from mcpgen.resources import bind_functions
-from mcpgen.scaffold import _FILES, _context, project_names
+from mcpgen.rendering.render import environment, pyassign, pyentry, render_project, render_user_files
+from mcpgen.rendering.scaffold import _FILES, _context, project_names
+from mcpgen.transforms.prompts import apply_prompts
+from mcpgen.transforms.resources import bind_functions
 from mcpgen.writer import _MODE
 from tests.golden.cases import CASES, SAMPLES, Case
 

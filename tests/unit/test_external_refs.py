@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from mcpgen.diagnostics import Diagnostics, GenerationError, Level
-from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 
 
 def _write(path: Path, text: str) -> Path:
@@ -210,14 +210,14 @@ def test_remote_refs_are_fetched_with_the_flag(tmp_path: Path) -> None:
 
 
 def test_a_spec_without_external_refs_is_left_as_is(tmp_path: Path) -> None:
-    from mcpgen.sources.refs import bundle
+    from mcpgen.sources.openapi.refs import bundle
 
     doc = {"openapi": "3.1.0", "paths": {}, "components": {"schemas": {"A": {"enum": [{"$ref": "x.yaml"}]}}}}
     assert bundle(doc, tmp_path / "spec.yaml", Diagnostics()) is doc
 
 
 def test_a_deeply_nested_document_with_external_refs_is_an_error_not_a_crash(tmp_path: Path) -> None:
-    from mcpgen.sources.refs import bundle
+    from mcpgen.sources.openapi.refs import bundle
 
     _tree(tmp_path)
     deep: dict = {"type": "string"}

@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpgen.instances import Unsynthesisable, invalid_arguments, minimal_instance
+from mcpgen.schema.instances import Unsynthesisable, invalid_arguments, minimal_instance
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

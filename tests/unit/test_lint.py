@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mcpgen import lint, profiles
 from mcpgen.api import build_openapi, generate_openapi
 from mcpgen.cli import app
+from mcpgen.clients import lint, profiles
 from mcpgen.config import Options
 from mcpgen.ir import Annotations, Origin, Project, Tool
-from mcpgen.render import wire_tool
+from mcpgen.rendering.render import wire_tool
 
 SPEC = Path(__file__).resolve().parents[1] / "clients" / "every_rule.yaml"
 SERVER = "every-rule"

@@ -12,9 +12,9 @@ import pytest
 
 from mcpgen.config import OperationFilter
 from mcpgen.diagnostics import Diagnostics
-from mcpgen.model_style import black_style, is_black_formatted
-from mcpgen.schemas import generate_models, used_schemas
-from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+from mcpgen.models.generate import generate_models, used_schemas
+from mcpgen.models.style import black_style, is_black_formatted
+from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 from mcpgen.writer import _MODE
 
 OBJECT: dict[str, Any] = {"type": "object", "properties": {"id": {"type": "integer"}}}
@@ -178,7 +178,7 @@ def test_a_schema_that_expands_too_far_keeps_fewer_levels_or_skips_its_operation
     """presalytics.io's OOXML schemas expanded for over 15 minutes; the conversion is bounded."""
     import json
 
-    from mcpgen import schemas
+    from mcpgen.schema import convert as schemas
 
     monkeypatch.setattr(schemas, "_MAX_NODES", 40)
     leaf = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(8)}}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mcpgen import api
 from mcpgen.config import Options
-from mcpgen.render import OPERATIONS_PER_MODULE
+from mcpgen.rendering.render import OPERATIONS_PER_MODULE
 
 
 def _spec(count: int) -> dict:

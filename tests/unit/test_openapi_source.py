@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from mcpgen.diagnostics import Diagnostics, GenerationError, Level
-from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 from tests.unit.spec_helpers import ok, parse, spec
 
 PET = {"type": "object", "required": ["name"], "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}

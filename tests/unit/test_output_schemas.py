@@ -1,4 +1,4 @@
-"""Output schemas every client accepts (`mcpgen.output_schemas`, `mcpgen.portable`) and the
+"""Output schemas every client accepts (`mcpgen.schema.output`, `mcpgen.schema.portable`) and the
 tools/list page count mcpgen checks at generation (`mcpgen.lint.page_count`)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpgen.lint import CLIENT_MAX_PAGES, MAX_PAGE_BYTES, page_count, page_count_notes
-from mcpgen.output_schemas import (
+from mcpgen.clients.lint import CLIENT_MAX_PAGES, MAX_PAGE_BYTES, page_count, page_count_notes
+from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
     MIN_SUBSCHEMAS,
     TOTAL_SUBSCHEMAS,
@@ -20,7 +20,7 @@ from mcpgen.output_schemas import (
     subschema_budget,
     with_content_id,
 )
-from mcpgen.portable import ANY_VALUE, split_type_unions
+from mcpgen.schema.portable import ANY_VALUE, split_type_unions
 
 
 def constraining_everywhere(schema: Any, path: str = "#") -> list[str]:

@@ -23,8 +23,8 @@ import pytest
 
 from mcpgen.diagnostics import Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, Project, PythonCall
-from mcpgen.output_schemas import with_content_id
-from mcpgen.render import pyentry
+from mcpgen.rendering.render import pyentry
+from mcpgen.schema.output import with_content_id
 from mcpgen.sources import python as python_source
 from mcpgen.sources.python import parse_python
 

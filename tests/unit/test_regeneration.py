@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.changes import Served, compare, pair_tools
 from mcpgen.config import OperationFilter, ToolOverride
 from mcpgen.diagnostics import GenerationError
-from mcpgen.manifest import Manifest, digest, with_header
-from mcpgen.project_file import ProjectFile, read_project_file, render_project_file, toml_line_resolver
-from mcpgen.sync import apply, plan
+from mcpgen.project.changes import Served, compare, pair_tools
+from mcpgen.project.manifest import Manifest, digest, with_header
+from mcpgen.project.project_file import ProjectFile, read_project_file, render_project_file, toml_line_resolver
+from mcpgen.project.sync import apply, plan
 
 # -- mcpgen.toml ---------------------------------------------------------------------
 

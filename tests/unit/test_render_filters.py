@@ -7,7 +7,7 @@ import ast
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mcpgen.render import docstring, pyrepr
+from mcpgen.rendering.render import docstring, pyrepr
 
 
 @given(st.text())
@@ -41,7 +41,7 @@ def test_docstrings_cannot_end_early(text: str) -> None:
 def test_docstring_literals_are_laid_out_as_black_writes_them(text: str) -> None:
     import black
 
-    from mcpgen.render import docstring_literal
+    from mcpgen.rendering.render import docstring_literal
     from mcpgen.writer import _MODE
 
     source = f"async def f() -> None:\n    {docstring_literal(text)}\n    return None\n"
@@ -51,7 +51,7 @@ def test_docstring_literals_are_laid_out_as_black_writes_them(text: str) -> None
 
 
 def test_a_long_last_line_puts_the_closing_quotes_on_their_own_line() -> None:
-    from mcpgen.render import docstring_literal
+    from mcpgen.rendering.render import docstring_literal
 
     text = "Summary.\n\n" + "x" * 95
     assert docstring_literal(text).endswith("x" * 95 + '\n    """')

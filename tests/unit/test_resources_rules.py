@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from mcpgen import resources
 from mcpgen.api import build_openapi
 from mcpgen.config import Options
+from mcpgen.transforms import resources
 
 SPEC = {
     "openapi": "3.0.3",

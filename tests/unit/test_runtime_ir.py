@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 
-from mcpgen.output_schemas import relax_output_schema, with_content_id
+from mcpgen.schema.output import relax_output_schema, with_content_id
 from tests.unit.spec_helpers import ok, parse, spec
 
 
@@ -132,7 +132,7 @@ def test_response_cap_comes_from_the_project(tmp_path: Path) -> None:
     """The generated default cap is `Project.max_response_chars` (the env var overrides it)."""
     from dataclasses import replace
 
-    from mcpgen.render import render_project
+    from mcpgen.rendering.render import render_project
 
     project, _ = parse(tmp_path, spec({"/x": {"get": {"operationId": "x", "responses": ok()}}}), name="shelf")
     files = render_project(replace(project, max_response_chars=5_000))

@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 
 from mcpgen.diagnostics import Diagnostics, Level
-from mcpgen.schemas import generate_models
-from mcpgen.sources.openapi import OpenApiOptions, parse_openapi
+from mcpgen.models.generate import generate_models
+from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 from tests.unit.spec_helpers import ok, parse, spec
 from tests.unit.test_schemas import convert
 
@@ -145,7 +145,7 @@ def test_read_only_and_write_only_through_a_whole_operation(tmp_path: Path) -> N
     assert tool.input_schema["required"] == ["password", "name"]
     assert tool.output_schema is not None
     assert list(tool.output_schema["properties"]) == ["id", "name"]
-    assert "required" not in tool.output_schema  # outputs describe, never constrain (mcpgen.output_schemas)
+    assert "required" not in tool.output_schema  # outputs describe, never constrain (mcpgen.schema.output)
 
 
 def test_recursive_schemas_live_in_defs_of_the_input_schema(tmp_path: Path) -> None:
@@ -239,9 +239,9 @@ def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path) -> 
     script = (
         "import sys, json\n"
         "from pathlib import Path\n"
-        "import mcpgen.schemas as schemas\n"
+        "import mcpgen.models.generate as schemas\n"
         "from mcpgen.diagnostics import Diagnostics\n"
-        "from mcpgen.sources.openapi import OpenApiOptions, parse_openapi\n"
+        "from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi\n"
         "def run():\n"
         "    d = Diagnostics(file='spec.json')\n"
         "    p = parse_openapi(Path(sys.argv[1]), OpenApiOptions(models=True), d)\n"
@@ -264,7 +264,7 @@ def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path) -> 
 
 
 def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcpgen import schemas
+    from mcpgen.models import generate as schemas
 
     def explode(document: Any) -> Any:
         raise ValueError("no models today")
@@ -299,7 +299,7 @@ def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, mon
     ids=["grouped", "isort-order", "wrapped", "none"],
 )
 def test_model_imports_are_grouped_like_isort(source: str, expected: str) -> None:
-    from mcpgen.model_style import black_style
+    from mcpgen.models.style import black_style
 
     assert black_style(source) == expected
 

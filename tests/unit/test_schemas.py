@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpgen.schemas import SchemaConverter, merge_all_of
+from mcpgen.schema.convert import SchemaConverter, merge_all_of
 
 
 def convert(schema: Any, components: dict[str, Any] | None = None, openapi_30: bool = True, direction: str = "response") -> tuple[dict[str, Any], list[str]]:
@@ -127,8 +127,8 @@ def test_exponentially_shared_graphs_keep_shared_refs_in_defs() -> None:
 def test_an_elided_untyped_reference_accepts_any_value_portably(monkeypatch: pytest.MonkeyPatch) -> None:
     """A reference cut for size keeps its target's type; an allOf target has none, and a bare
     `{"description": ...}` is a portability warning in the Inspector (Microsoft Graph: 5,007)."""
-    from mcpgen import schemas
-    from mcpgen.portable import ANY_VALUE
+    from mcpgen.schema import convert as schemas
+    from mcpgen.schema.portable import ANY_VALUE
 
     monkeypatch.setattr(schemas, "_MAX_NODES", 40)
     entity = {"allOf": [{"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(8)}}],

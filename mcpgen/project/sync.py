@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpgen.manifest import MANIFEST_FILE, Manifest, digest, file_digest
+from mcpgen.project.manifest import MANIFEST_FILE, Manifest, digest, file_digest
 
 
 @dataclass(frozen=True, slots=True)

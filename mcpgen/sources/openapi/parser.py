@@ -33,7 +33,9 @@ from mcpgen.ir import (
     SecurityScheme,
     Tool,
 )
-from mcpgen.output_schemas import (
+from mcpgen.models.generate import ModelIndex, ModelJob, start_models
+from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
+from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
     accepts_empty_object,
     bound_output_schema,
@@ -41,20 +43,10 @@ from mcpgen.output_schemas import (
     subschema_budget,
     with_content_id,
 )
-from mcpgen.portable import split_type_unions
-from mcpgen.schemas import (
-    ModelIndex,
-    ModelJob,
-    SchemaConverter,
-    SchemaTooLarge,
-    hoist_defs,
-    is_object_schema,
-    merge_all_of,
-    start_models,
-)
-from mcpgen.sources.document import load_document
-from mcpgen.sources.refs import bundle
-from mcpgen.sources.swagger2 import is_swagger2, to_openapi3
+from mcpgen.schema.portable import split_type_unions
+from mcpgen.sources.openapi.document import load_document
+from mcpgen.sources.openapi.refs import bundle
+from mcpgen.sources.openapi.swagger2 import is_swagger2, to_openapi3
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _LOCATION_ORDER = {"path": 0, "query": 1, "header": 2, "cookie": 3, "body": 4}
@@ -346,7 +338,7 @@ class _Parser:
 
     def _start_models(self, operations: list[_Operation]) -> ModelJob | None:
         """Typed models, for the schemas the selected operations use, are generated in a
-        forked process while the tools are converted; see `schemas.start_models`."""
+        forked process while the tools are converted; see `models.generate.start_models`."""
         if not self.options.models:
             return None
         roots = [op.node for op in operations] + [op.item.get("parameters") for op in operations]

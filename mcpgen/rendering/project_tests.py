@@ -11,8 +11,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from mcpgen.instances import Unsynthesisable, invalid_arguments, minimal_instance
 from mcpgen.ir import Project, Tool
+from mcpgen.schema.instances import Unsynthesisable, invalid_arguments, minimal_instance
 
 DATA_FILE = "tests/tool_cases.json"
 CREDENTIAL = "test-credential"  # the value every credential env var gets in the tests

@@ -1,6 +1,6 @@
 """Client profiles: rewrite what tools/list advertises so one client accepts every tool.
 
-A profile is the client's rule table in `mcpgen.lint`: each rule it lists has one
+A profile is the client's rule table in `mcpgen.clients.lint`: each rule it lists has one
 transform here, so a profile's output lints clean for its client by construction (the
 tests re-lint it). The server keeps validating calls against the full schema: a tool
 whose advertised inputSchema differs carries the original as `input_validation`.
@@ -13,7 +13,8 @@ import dataclasses
 import json
 from typing import Any
 
-from mcpgen import lint, naming
+from mcpgen import naming
+from mcpgen.clients import lint
 from mcpgen.diagnostics import Diagnostic, Level
 from mcpgen.ir import JsonSchema, Project
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpgen.render import environment
+from mcpgen.rendering.render import environment
 from mcpgen.writer import OutputExists, format_files, write_tree
 
 DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3")

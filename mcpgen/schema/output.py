@@ -42,7 +42,7 @@ from typing import Any
 import jsonschema
 
 from mcpgen.ir import JsonSchema
-from mcpgen.portable import ANY_VALUE, add_union, type_union_branches
+from mcpgen.schema.portable import ANY_VALUE, add_union, type_union_branches
 
 # Keywords that only reject instances; without them the schema still says what comes back.
 _CONSTRAINTS = frozenset({

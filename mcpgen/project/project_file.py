@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcpgen import __version__
+from mcpgen.clients.lint import CLIENTS
 from mcpgen.config import (
     DEFAULT_PAGE_SIZE,
     TOOL_MODES,
@@ -28,7 +29,6 @@ from mcpgen.config import (
     ToolOverride,
 )
 from mcpgen.diagnostics import Diagnostics, GenerationError
-from mcpgen.lint import CLIENTS
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 
 if sys.version_info >= (3, 11):
@@ -118,7 +118,7 @@ def relative_source(target: str, project_dir: Path) -> str:
 
 
 def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
-    from mcpgen.render import environment
+    from mcpgen.rendering.render import environment
 
     filters = project_file.filters
     overrides = [

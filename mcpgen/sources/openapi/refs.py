@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, join_pointer
-from mcpgen.sources.document import load_document, parse_text
+from mcpgen.sources.openapi.document import load_document, parse_text
 
 SPEC_SUFFIXES = (".json", ".yaml", ".yml")
 _REMOTE_TIMEOUT = 30.0

@@ -14,8 +14,9 @@ from typing import Any
 
 import jinja2
 
-from mcpgen import naming, project_tests
+from mcpgen import naming
 from mcpgen.ir import HttpBody, HttpRoute, Project, Prompt, Resource, SecurityScheme, Tool
+from mcpgen.rendering import project_tests
 from mcpgen.writer import LINE_LENGTH
 
 RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
@@ -29,8 +30,9 @@ OPERATIONS_PER_MODULE = 150
 
 def templates_dir() -> Path:
     """Templates ship inside the wheel as `mcpgen/templates`; in a checkout they sit at the top."""
-    packaged = Path(__file__).parent / "templates"
-    return packaged if packaged.is_dir() else Path(__file__).parent.parent / "templates"
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "templates"
+    return packaged if packaged.is_dir() else package.parent / "templates"
 
 
 # -- filters: the only way spec text reaches generated files ----------------

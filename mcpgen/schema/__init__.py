@@ -1,0 +1,1 @@
+"""JSON Schema work: tool input/output schemas cleaned, made portable, bounded; sample instances."""
