@@ -25,7 +25,7 @@ from mcpgen.project.project_file import (
     render_project_file,
 )
 from mcpgen.project.sync import Plan, apply, plan
-from mcpgen.rendering.render import render_project, render_user_files, wire_tool
+from mcpgen.rendering.render import render_project, render_user_files, runtime_files, wire_tool
 from mcpgen.transforms import resources
 from mcpgen.transforms.overrides import apply_overrides
 from mcpgen.transforms.prompts import apply_prompts
@@ -214,7 +214,9 @@ def shape_surface(
 
 def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]:
     """Generated files (formatted, with their header), the user's files, and the manifest."""
+    # Copied byte for byte: the user's source modules (line numbers must match) and the runtime.
     copied = frozenset(f"src/{project.package}/{relative}" for relative, _ in project.copied_files)
+    copied |= frozenset(runtime_files(project))
     # Model modules already as black writes them (most of a big spec's Python) skip black.
     black_formatted = frozenset(f"src/{project.package}/models/{m.path}" for m in project.models if m.black_formatted)
     formatted = format_files(render_project(project), keep=copied | black_formatted)

@@ -6,7 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from tests.golden.cases import CASES, generate
+from tests.golden.cases import CASES, generate, is_runtime_copy
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -17,6 +17,8 @@ def main() -> None:
         if target.exists():
             shutil.rmtree(target)
         generate(case, target)
+        for copy in sorted({p.parent for p in target.rglob("*") if is_runtime_copy(p.relative_to(target).as_posix())}):
+            shutil.rmtree(copy)  # checked against mcpgen/runtime by test_golden instead
         print(f"rewrote {target.relative_to(Path.cwd()) if target.is_relative_to(Path.cwd()) else target}", file=sys.stderr)
 
 

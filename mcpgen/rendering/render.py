@@ -157,6 +157,12 @@ def pyentry(value: Any, key: Any, depth: int = 1) -> str:
     return head + _black_literal(value, 4 * depth + len(head), depth, ",") + ","
 
 
+def pykwarg(value: Any, name: str, depth: int = 1) -> str:
+    """`name=<literal>,`, one keyword argument of a call at `depth`, as black writes it."""
+    head = f"{ident(name)}="
+    return head + _black_literal(value, 4 * depth + len(head), depth, ",") + ","
+
+
 def _black_literal(value: Any, column: int, depth: int, tail: str, target: str | None = None) -> str:
     """pyrepr's text starting at `column` (`tail` follows it) on a line indented 4 * `depth`:
     kept on the line if it fits black's line length, else a non-empty collection is exploded
@@ -203,7 +209,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(
-        pyrepr=pyrepr, pyassign=pyassign, pyentry=pyentry, docstring=docstring, docstring_literal=docstring_literal,
+        pyrepr=pyrepr, pyassign=pyassign, pyentry=pyentry, pykwarg=pykwarg, docstring=docstring, docstring_literal=docstring_literal,
         ident=ident, dotted=dotted, annotation=annotation, tomlstr=tomlstr, comment=comment, md=md, mdcell=mdcell,
         json_document=json_document, json_lines=json_lines,
     )
@@ -414,15 +420,11 @@ def render_project(project: Project) -> dict[str, str]:
         "dynamic": project.tool_mode == "dynamic",
         "has_resources": bool(project.resources),
         "resource_entries": [resource_entry(r) for r in project.resources],
-        # sibling modules server.py imports, sorted as isort wants them
-        "server_modules": sorted(
-            ["audit", "config", "extensions", "guard", "hooks", "paging", "redact", "results"]
-            + (["dynamic"] if project.tool_mode == "dynamic" else [])
-            + (["resources"] if project.resources else [])
-        ),
         "secret_env_vars": tuple(v.name for v in project.env_vars if v.secret),
         "credential_names": tuple(sorted({s.parameter for s in project.security_schemes})),
-        "max_response_chars": project.max_response_chars,
+        "security_schemes": {s.name: security_view(s) for s in project.security_schemes},
+        "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
+        "functions": {t.name: [t.call.module, t.call.function, t.call.is_async] for t in project.tools if t.call},
     }
     pkg = f"src/{project.package}"
     files = {
@@ -430,41 +432,22 @@ def render_project(project: Project) -> dict[str, str]:
         "README.md": "README.md.j2",
         f"{pkg}/__init__.py": "src/__init__.py.j2",
         f"{pkg}/__main__.py": "src/__main__.py.j2",
-        f"{pkg}/config.py": "src/config.py.j2",
-        f"{pkg}/catalog.py": "src/catalog.py.j2",
+        f"{pkg}/project.py": "src/project.py.j2",
         f"{pkg}/extensions.py": "src/extensions.py.j2",
         f"{pkg}/server.py": "src/server.py.j2",
-        f"{pkg}/results.py": "src/results.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
-        f"{pkg}/paging.py": "src/paging.py.j2",
-        f"{pkg}/audit.py": "src/audit.py.j2",
-        f"{pkg}/guard.py": "src/guard.py.j2",
-        f"{pkg}/http_guard.py": "src/http_guard.py.j2",
-        f"{pkg}/redact.py": "src/redact.py.j2",
     }
-    if project.tool_mode == "dynamic":
-        files[f"{pkg}/dynamic.py"] = "src/dynamic.py.j2"
-    if project.resources:
-        files[f"{pkg}/resources.py"] = "src/resources.py.j2"
     if project.resources or project.prompts:
-        files[f"{pkg}/completion.py"] = "src/completion.py.j2"
         files[f"{pkg}/resources.json"] = "src/resources.json.j2"
     if openapi:
         operations = [operation_view(t) for t in project.tools]
         context["operations"] = operations
         context["typed"] = typed_imports(operations, ".")
         context["example_function"] = operations[0]["function"] if operations else "operation"
-        context["security_schemes"] = {s.name: security_view(s) for s in project.security_schemes}
-        files[f"{pkg}/auth.py"] = "src/auth.py.j2"
-        files[f"{pkg}/upstream.py"] = "src/upstream.py.j2"
         if len(operations) <= OPERATIONS_PER_MODULE:
             files[f"{pkg}/operations.py"] = "src/operations.py.j2"
-        files[f"{pkg}/transport.py"] = "src/transport.py.j2"
-    else:
-        files[f"{pkg}/functions.py"] = "src/functions.py.j2"
     if project.prompts:
-        files[f"{pkg}/prompts.py"] = "src/prompts.py.j2"
         files[f"{pkg}/prompts.json"] = "src/prompts.json.j2"
         context["prompt_entries"] = [prompt_entry(p) for p in project.prompts]
     files.update(project_tests.test_templates(project))
@@ -477,7 +460,23 @@ def render_project(project: Project) -> dict[str, str]:
             out[f"{pkg}/models/{module.path}"] = module.source
     for relative, text in project.copied_files:
         out[f"{pkg}/{relative}"] = text
+    out.update(runtime_files(project))
     return dict(sorted(out.items()))
+
+
+def runtime_dir() -> Path:
+    """`mcpgen/runtime/`: the generated servers' shared code, as plain Python."""
+    return Path(__file__).resolve().parents[1] / "runtime"
+
+
+@cache
+def _runtime_sources() -> tuple[tuple[str, str], ...]:
+    return tuple((path.name, path.read_text("utf-8")) for path in sorted(runtime_dir().glob("*.py")))
+
+
+def runtime_files(project: Project) -> dict[str, str]:
+    """The runtime's copy in the package: `src/<package>/runtime/`, byte for byte its source."""
+    return {f"src/{project.package}/runtime/{name}": text for name, text in _runtime_sources()}
 
 
 def _operation_modules(env: jinja2.Environment, context: dict[str, Any], folder: str) -> dict[str, str]:

@@ -87,7 +87,7 @@ def test_default_output_dir_and_name(tmp_path: Path) -> None:
     assert (tmp_path / "bookshelf-mcp/src/bookshelf_mcp/__main__.py").exists()
     named = mcpgen("from-openapi", str(SAMPLES / "bookshelf.yaml"), "--name", "Shelf", cwd=tmp_path)
     assert named.returncode == 0, named.stderr
-    assert (tmp_path / "shelf-mcp/src/shelf_mcp/config.py").read_text().count('ENV_PREFIX = "SHELF"') == 1
+    assert (tmp_path / "shelf-mcp/src/shelf_mcp/project.py").read_text().count('env_prefix="SHELF"') == 1
 
 
 def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:

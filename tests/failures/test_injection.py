@@ -24,8 +24,9 @@ def test_hostile_text_stays_data(tmp_path: Path) -> None:
         compile(path.read_text(), str(path), "exec")
     # import every module and list the tools, in a clean process run from an empty folder
     script = (
-        f"import json, {result.project.package}.server as s, {result.project.package}.operations, {result.project.package}.config as c\n"
-        "print(json.dumps([[t.name, t.title, t.description] for t in s._tool_list()] + [c.DEFAULT_BASE_URL]))\n"
+        f"import json, {result.project.package}.operations, {result.project.package}.project as p\n"
+        f"from {result.project.package}.runtime import app\n"
+        "print(json.dumps([[t.name, t.title, t.description] for t in app._tool_list()] + [p.PROJECT.base_url]))\n"
     )
     run = subprocess.run(
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,

@@ -29,6 +29,12 @@ CASES = (
 )
 
 
+def is_runtime_copy(path: str) -> bool:
+    """`src/<package>/runtime/...`: mcpgen/runtime copied verbatim, not kept in the golden trees."""
+    parts = path.split("/")
+    return len(parts) > 3 and parts[0] == "src" and parts[2] == "runtime"
+
+
 def generate(case: Case, output: Path) -> api.Result:
     options = Options(output=output, force=True, tool_mode=case.tool_mode, client_profile=case.client_profile)
     if case.kind == "openapi":

@@ -136,5 +136,5 @@ def test_response_cap_comes_from_the_project(tmp_path: Path) -> None:
 
     project, _ = parse(tmp_path, spec({"/x": {"get": {"operationId": "x", "responses": ok()}}}), name="shelf")
     files = render_project(replace(project, max_response_chars=5_000))
-    assert 'os.environ.get(f"{ENV_PREFIX}_MAX_RESPONSE_CHARS", "5000")' in files["src/shelf_mcp/config.py"]
+    assert "    max_response_chars=5000,\n" in files["src/shelf_mcp/project.py"]
     assert "| `SHELF_MAX_RESPONSE_CHARS` | Longer results are truncated, with a note | 5000 |" in files["README.md"]

@@ -20,7 +20,7 @@ def test_regenerate_keeps_the_surface(tmp_path: Path) -> None:
     options = Options(output=out, tool_mode="dynamic", page_size=7, client_profile="gemini", resources=True)
     first = api.generate_openapi(PETSTORE, options)
     package = out / "src" / first.project.package
-    assert (package / "dynamic.py").is_file() and (package / "resources.json").is_file()
+    assert '    tool_mode="dynamic",\n' in (package / "project.py").read_text() and (package / "resources.json").is_file()
     again = api.regenerate(out, check=True)
     assert not again.pending, again.plan.lines() if again.plan else "manifest differs"
     assert again.project.tool_mode == "dynamic" and again.project.page_size == 7

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from bookshelf_mcp.catalog import tool_table
+from bookshelf_mcp.runtime.catalog import tool_table
 
 from .conftest import DATA, ENV_PREFIX, TOOL_CASES, case_id, text_of
 from .stub_upstream import StubUpstream

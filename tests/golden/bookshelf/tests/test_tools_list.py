@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from bookshelf_mcp.catalog import tool_table
+from bookshelf_mcp.runtime.catalog import tool_table
 from bookshelf_mcp.server import server
 
 from .conftest import TOOL_CASES

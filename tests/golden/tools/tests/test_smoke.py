@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tools_mcp.catalog import tool_table
+from tools_mcp.runtime.catalog import tool_table
 
 from .conftest import ENV_PREFIX, TOOL_CASES, case_id, text_of
 

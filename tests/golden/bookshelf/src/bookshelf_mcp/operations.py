@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 from pydantic import TypeAdapter
 
-from . import upstream
-from .catalog import tool_table
+from .runtime import upstream
+from .runtime.catalog import tool_table
 
 if TYPE_CHECKING:
     from .models.book import Book

@@ -1,0 +1,402 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""The MCP server: tool table served from data, one dispatcher for every call.
+
+tools/list is answered from `tools.json`, loaded once; argument validators are
+compiled on a tool's first call, so start-up stays light however many tools there are.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import sys
+from functools import cache
+from typing import Any
+
+import jsonschema
+from mcp import MCPError, types
+from mcp.server import Server, ServerRequestContext
+
+from . import audit, extensions, guard, paging, redact, results, settings
+from .catalog import tool_table
+from .project import current, resets
+
+log = logging.getLogger(__name__)
+
+MAX_TEXT = 100_000  # characters of an error message; results are cut at PREFIX_MAX_RESPONSE_CHARS
+MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
+
+
+@settings.per_settings
+def _tool_list() -> list[types.Tool]:
+    customs = [custom.entry for custom in extensions.custom_tools().values()]
+    if current().tool_mode == "dynamic":
+        # The catalogue is reached through search_tools/describe_tool/call_tool; custom tools stay direct.
+        from . import dynamic
+
+        listed = [entry for entry in customs if guard.enabled(entry["tool"]["name"])]
+        return [*dynamic.meta_tools(), *(types.Tool.model_validate(e["tool"]) for e in listed)]
+    entries = [*tool_table().values(), *customs]
+    return [
+        types.Tool.model_validate(entry["tool"])
+        for entry in entries
+        if guard.enabled(entry["tool"]["name"])
+    ]
+
+
+@settings.per_settings
+def _tool_list_digest() -> str:
+    return paging.digest([tool.name for tool in _tool_list()])
+
+
+@settings.per_settings
+def _tool_list_weights() -> list[int]:
+    """Each listed tool's JSON size: pages are bounded in bytes too."""
+    return [len(tool.model_dump_json(by_alias=True, exclude_none=True)) for tool in _tool_list()]
+
+
+def _entry(name: str) -> dict[str, Any]:
+    """A generated tool's catalog entry, or a custom tool's (from custom_tools.py)."""
+    entry = tool_table().get(name)
+    return entry if entry is not None else extensions.custom_tools()[name].entry
+
+
+@resets
+@cache
+def _output_validator(name: str) -> Any:
+    return jsonschema.Draft202012Validator(_entry(name)["tool"]["outputSchema"])
+
+
+def _errors(validator: Any, instance: Any, root: str = "(arguments)") -> list[str]:
+    """Validation errors as `field: message` lines, in a stable order."""
+    found = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+    return [f"{'.'.join(str(p) for p in e.absolute_path) or root}: {e.message}" for e in found]
+
+
+def error_result(message: str) -> types.CallToolResult:
+    """A tool execution error: shown to the model, which can correct itself. No
+    structuredContent: TypeScript clients validate it against outputSchema even on errors."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=_clip(message))], is_error=True
+    )
+
+
+def json_result(name: str, value: Any, lenient: bool = False) -> types.CallToolResult:
+    """A JSON value as text content, plus structuredContent shaped like outputSchema.
+
+    A string with no outputSchema is the text itself. Too long: cut to fit (see
+    `results`), with a note. `lenient` (upstream JSON, whose outputSchema only describes):
+    a value that does not match still succeeds, with the mismatching parts left out of
+    structuredContent and a note after the full text; otherwise a mismatch is an error."""
+    entry = _entry(name)
+    value = redact.clean_value(value)  # before the text mirror, where JSON would escape controls
+    if isinstance(value, str) and "outputSchema" not in entry["tool"]:
+        return text_result(name, value)
+    limit = settings.current().max_response_chars
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    notes: list[str] = []
+    if len(text) > limit:
+        value, cuts = results.fit_json(value, limit, drop_keys=lenient)
+        fitted = json.dumps(value, ensure_ascii=False, default=str)
+        notes.append(
+            results.truncation_note(len(text), min(len(fitted), limit), cuts, entry["tool"])
+        )
+        text = fitted[:limit]
+    # Numbers no JavaScript client can read are left out; the text keeps them.
+    structured, left_out = results.finite({"result": value} if entry["wrapsResult"] else value)
+    if "outputSchema" in entry["tool"]:
+        problems = _errors(_output_validator(name), structured, "(result)")
+        if problems:
+            log.warning("tool %s: result does not match its outputSchema: %s", name, problems[:5])
+            repaired, found = (
+                results.conform(structured, _output_validator(name)) if lenient else (None, [])
+            )
+            if repaired is None:
+                return error_result(
+                    "The result does not match the tool's declared output schema:\n"
+                    + "\n".join(problems[:10])
+                    + "\n\nResult:\n"
+                    + text
+                )
+            structured, left_out = repaired, left_out + found
+    elif not isinstance(structured, dict):
+        structured = None
+    if left_out:
+        notes.append(results.mismatch_note(left_out))
+    return _text_result(text, notes, structured)
+
+
+def _text_result(
+    text: str, notes: list[str], structured: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    content = [types.TextContent(type="text", text=t) for t in (text, *notes)]
+    if structured is None:
+        return types.CallToolResult(content=list(content))
+    return types.CallToolResult(content=list(content), structured_content=structured)
+
+
+def text_result(name: str, text: str) -> types.CallToolResult:
+    """Plain text, cut at the response limit with a note."""
+    clipped, note = results.clip_text(
+        text, settings.current().max_response_chars, _entry(name)["tool"]
+    )
+    return _text_result(clipped, [note] if note else [])
+
+
+def _clip(text: str, limit: int = MAX_TEXT) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
+
+
+async def list_tools(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    cursor = params.cursor if params is not None else None
+    tools, next_cursor = paging.page(
+        _tool_list(),
+        _tool_list_digest(),
+        cursor,
+        settings.current().page_size,
+        _tool_list_weights(),
+    )
+    return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
+
+
+async def call_tool(
+    ctx: ServerRequestContext, params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    """Every call: one audit line; every result: secrets redacted, control characters stripped."""
+    call = audit.begin(params.name, params.arguments)
+    try:
+        result = redact.clean_result(await _call_tool(params.name, dict(params.arguments or {})))
+    except MCPError as exc:
+        audit.finish(call, "refused", exc.message)
+        raise
+    audit.finish(call, "error" if result.is_error else "ok")
+    return result
+
+
+async def _call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    if current().tool_mode == "dynamic":
+        from . import dynamic
+
+        if name in dynamic.META_TOOL_NAMES:
+            return await dynamic.call_meta(name, arguments, run_tool)
+    if name not in tool_table() and name not in extensions.custom_tools():
+        # The spec makes an unknown tool a protocol error, not a tool result.
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+    refusal = guard.refusal(name)
+    if refusal is not None:  # hidden from tools/list, so answered like an unknown tool
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name} ({refusal})")
+    return await run_tool(name, arguments)
+
+
+async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """One catalogue tool: access and rate limits, the call; every failure an isError result."""
+    refusal = guard.refusal(name)
+    if refusal is not None:  # reached through dynamic mode's call_tool
+        return error_result(f"Tool {name} is not available ({refusal}).")
+    limited = guard.admit(name)
+    if limited is not None:
+        audit.mark("rate_limited")
+        return error_result(limited)
+    token = extensions.current_tool.set(name)
+    try:
+        if name not in tool_table():
+            return await _call_custom(name, arguments)
+        if current().source == "python":
+            return await _call_function(name, arguments)
+        return await _call_http(name, arguments)
+    except Exception as exc:  # no exception may escape as an opaque protocol error
+        log.exception("tool %s failed", name)
+        return error_result(f"Internal error in tool {name}: {type(exc).__name__}")
+    finally:
+        extensions.current_tool.reset(token)
+
+
+async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """A tool of custom_tools.py: validated against its signature, errors shown to the model."""
+    try:
+        value = await extensions.call_custom(name, arguments)
+    except extensions.InvalidArguments as exc:
+        return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
+    except Exception as exc:
+        log.exception("custom tool %s raised", name)
+        return error_result(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    if value is None and "outputSchema" not in _entry(name)["tool"]:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="Done.")])
+    return json_result(name, value)
+
+
+@resets
+@cache
+def _input_validator(name: str) -> Any:
+    # A client profile may advertise a simpler schema; calls are checked against the full one.
+    entry = tool_table()[name]
+    return jsonschema.Draft202012Validator(
+        entry.get("inputValidation") or entry["tool"]["inputSchema"]
+    )
+
+
+async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    from . import upstream
+
+    problems = _errors(_input_validator(name), arguments)
+    if problems:
+        return error_result("Invalid arguments:\n" + "\n".join(problems))
+    try:
+        response = await upstream.send(tool_table()[name]["http"], arguments)
+    except upstream.InvalidArgument as exc:
+        return error_result(f"Invalid arguments:\n{exc}")
+    except (upstream.MissingCredential, upstream.UpstreamError) as exc:
+        return error_result(str(exc))
+    if response.status_code == 429:  # later calls wait out Retry-After here, not at the API
+        message, _ = guard.upstream_limited(429, response.headers.get("retry-after"))
+        audit.mark("rate_limited")
+        return error_result(message)
+    return _http_result(name, response)
+
+
+def _http_result(name: str, response: Any) -> types.CallToolResult:
+    status: int = response.status_code
+    media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if status >= 400:
+        body = _clip(response.text, MAX_ERROR_BODY)
+        return error_result(f"HTTP {status} {response.reason_phrase}: {body}".rstrip(": "))
+    if not response.content:
+        if "outputSchema" in tool_table()[name]["tool"]:
+            return error_result(
+                f"HTTP {status} {response.reason_phrase} with an empty body, where JSON was expected"
+            )
+        return types.CallToolResult(
+            content=[
+                types.TextContent(
+                    type="text", text=f"HTTP {status} {response.reason_phrase}: done."
+                )
+            ]
+        )
+    if media == "application/json" or media.endswith("+json"):
+        try:
+            value = response.json()
+        except ValueError:
+            return error_result(
+                f"HTTP {status}: the upstream sent invalid JSON:\n{_clip(response.text, MAX_ERROR_BODY)}"
+            )
+        return json_result(name, extensions.hooks().on_result(name, value), lenient=True)
+    if "outputSchema" in tool_table()[name]["tool"]:
+        return error_result(
+            f"HTTP {status}: expected JSON, got {media or 'no content type'}:\n{_clip(response.text, MAX_ERROR_BODY)}"
+        )
+    if media.startswith("image/"):
+        data = base64.b64encode(response.content).decode("ascii")
+        return types.CallToolResult(
+            content=[types.ImageContent(type="image", data=data, mime_type=media)]
+        )
+    if media.startswith("audio/"):
+        data = base64.b64encode(response.content).decode("ascii")
+        return types.CallToolResult(
+            content=[types.AudioContent(type="audio", data=data, mime_type=media)]
+        )
+    if media.startswith("text/") or media.endswith(("/xml", "+xml")) or not media:
+        return text_result(name, response.text)
+    resource = types.BlobResourceContents(
+        uri=str(response.request.url.copy_with(query=None, fragment=None)),
+        mime_type=media,
+        blob=base64.b64encode(response.content).decode("ascii"),
+    )
+    return types.CallToolResult(
+        content=[types.EmbeddedResource(type="resource", resource=resource)]
+    )
+
+
+async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    from . import functions
+
+    hooks = extensions.hooks()
+    try:
+        value = await functions.invoke(name, hooks.on_call(name, arguments))
+    except functions.InvalidArguments as exc:
+        return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
+    except Exception as exc:
+        # The model sees the error type and message; the traceback stays in the server's log.
+        log.exception("tool %s raised", name)
+        return error_result(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    value = hooks.on_result(name, value)
+    if value is None and "outputSchema" not in tool_table()[name]["tool"]:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="Done.")])
+    return json_result(name, value)
+
+
+@resets
+@cache
+def server() -> Server:
+    """The MCP server of the installed project, its handlers chosen by what the project has."""
+    project = current()
+    handlers: dict[str, Any] = {}
+    if project.has_prompts:
+        from . import prompts
+
+        handlers.update(on_list_prompts=prompts.list_prompts, on_get_prompt=prompts.get_prompt)
+    if project.has_resources:
+        from . import resources
+
+        handlers.update(
+            on_list_resources=resources.list_resources,
+            on_list_resource_templates=resources.list_resource_templates,
+            on_read_resource=resources.read_resource,
+        )
+    if project.has_prompts or project.has_resources:
+        from .completion import complete
+
+        handlers["on_completion"] = complete
+    return Server(
+        project.name,
+        version=project.version,
+        title=project.title,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        **handlers,
+    )
+
+
+def serve_stdio() -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server().run(read, write, server().create_initialization_options())
+
+    anyio.run(run)
+
+
+def serve_http(host: str, port: int) -> None:
+    """Stateless streamable HTTP at http://HOST:PORT/mcp."""
+    import uvicorn
+
+    from .http_guard import protect, transport_security
+
+    app = server().streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        host=host,
+        transport_security=transport_security(host),
+    )
+    shown = f"[{host}]" if ":" in host else host
+    # On stderr (stdout is the protocol's on stdio): where to point a client, since uvicorn logs warnings only.
+    print(
+        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp",
+        file=sys.stderr,
+        flush=True,
+    )
+    # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
+    uvicorn.run(
+        protect(app),
+        host=host,
+        port=port,
+        log_level="warning",
+        log_config=None,
+        timeout_keep_alive=settings.current().http_keep_alive,
+    )

@@ -1,0 +1,125 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Audit log: one JSON line per tool call, on stderr (stdout carries the stdio protocol).
+
+`{"event": "tool_call", "tool": ..., "outcome": "ok" | "error" | "rate_limited" | "refused",
+"duration_ms": ..., "upstream_status": 200 | "ConnectError" | null, "arguments": {...}}`.
+Arguments are logged with the values of sensitive-looking names (password, token, key, ...)
+and every configured secret replaced by `[redacted]`, long strings cut.
+`PREFIX_AUDIT_LOG`: `full` (default), `minimal` (no arguments) or `off`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import cache
+from typing import Any
+
+from . import settings
+from .project import current
+from .redact import REDACTED, redact_text
+
+_SENSITIVE = re.compile(
+    r"(?i)(pass(word|wd|phrase)?|secret|token|api[-_]?key|authoriz|credential|cookie|session|private|signature|otp|pin$)"
+)
+MAX_VALUE = 200  # characters of one logged string argument
+MAX_ITEMS = 20  # items of one logged list or object
+
+
+@dataclass
+class ToolCall:
+    tool: str
+    arguments: Any
+    started: float = field(default_factory=time.perf_counter)
+    upstream_status: int | str | None = None
+    outcome: str | None = None  # set early by a step that knows better than the result
+
+
+_current: contextvars.ContextVar[ToolCall | None] = contextvars.ContextVar(
+    "audit_call", default=None
+)
+
+
+def mode() -> settings.AuditMode:
+    return settings.current().audit_log
+
+
+@cache
+def _logger() -> logging.Logger:
+    """Its own stderr handler: audit lines do not depend on --log-level."""
+    logger = logging.getLogger(f"{current().package}.audit")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    return logger
+
+
+def begin(tool: str, arguments: Any) -> ToolCall:
+    call = ToolCall(tool, arguments)
+    _current.set(call)
+    return call
+
+
+def note_upstream(status: int | str) -> None:
+    """The upstream's final status code (or the name of the error that replaced it)."""
+    call = _current.get()
+    if call is not None:
+        call.upstream_status = status
+
+
+def mark(outcome: str) -> None:
+    call = _current.get()
+    if call is not None:
+        call.outcome = outcome
+
+
+def finish(call: ToolCall, outcome: str, detail: str | None = None) -> None:
+    if mode() == "off":
+        return
+    line: dict[str, Any] = {
+        "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "event": "tool_call",
+        "tool": call.tool,
+        "outcome": call.outcome or outcome,
+        "duration_ms": round((time.perf_counter() - call.started) * 1000, 1),
+        "upstream_status": call.upstream_status,
+    }
+    if detail:
+        line["detail"] = _short(redact_text(detail))
+    if mode() == "full":
+        line["arguments"] = safe_arguments(call.arguments)
+    _logger().info(json.dumps(line, ensure_ascii=True, default=str))
+
+
+def safe_arguments(value: Any, key: str = "") -> Any:
+    """A copy fit for a log: sensitive names hidden, secrets redacted, sizes bounded."""
+    if key and _SENSITIVE.search(key):
+        return REDACTED
+    if isinstance(value, str):
+        return _short(redact_text(value))
+    if isinstance(value, dict):
+        items = list(value.items())
+        out = {str(k): safe_arguments(v, str(k)) for k, v in items[:MAX_ITEMS]}
+        if len(items) > MAX_ITEMS:
+            out["…"] = f"{len(items) - MAX_ITEMS} more"
+        return out
+    if isinstance(value, list):
+        shown = [safe_arguments(v, key) for v in value[:MAX_ITEMS]]
+        return shown + ([f"… {len(value) - MAX_ITEMS} more"] if len(value) > MAX_ITEMS else [])
+    return value
+
+
+def _short(text: str) -> str:
+    return (
+        text
+        if len(text) <= MAX_VALUE
+        else text[:MAX_VALUE] + f"… [{len(text) - MAX_VALUE} more characters]"
+    )

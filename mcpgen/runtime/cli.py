@@ -1,0 +1,61 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Command line: `python -m PACKAGE [--transport stdio|http] ...` (the package's `__main__`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from .project import current
+
+
+def main(argv: list[str] | None = None) -> None:
+    project = current()
+    parser = argparse.ArgumentParser(prog=project.command, description=project.title)
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    if project.source == "openapi":
+        parser.add_argument(
+            "--base-url", help=f"upstream API URL (default ${project.env_prefix}_BASE_URL)"
+        )
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        help="stderr log level (default WARNING)",
+    )
+    args = parser.parse_args(argv)
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be between 1 and 65535, not {args.port}")
+    # stdout carries the protocol on stdio; every log line goes to stderr.
+    logging.basicConfig(
+        stream=sys.stderr, level=args.log_level, format="%(levelname)s %(name)s: %(message)s"
+    )
+    from . import settings
+    from .guard import all_tools
+    from .redact import install_log_filter
+
+    install_log_filter()
+    base_url = getattr(args, "base_url", None)
+    host = args.host if args.transport == "http" else None
+    try:  # before serving: a bad setting is never silently ignored
+        settings.check_environment(project, os.environ, all_tools(), host, base_url)
+        if project.source == "openapi":
+            from .transport import check_settings
+
+            check_settings()
+    except settings.SettingsError as exc:
+        parser.exit(2, f"{parser.prog}: configuration error:\n{exc}\n")
+    if base_url:
+        settings.set_base_url(base_url)
+
+    from .app import serve_http, serve_stdio
+
+    if args.transport == "http":
+        serve_http(args.host, args.port)
+    else:
+        serve_stdio()

@@ -1,0 +1,263 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Dynamic tool mode: three meta-tools stand in for the whole catalogue.
+
+`search_tools` ranks the catalogue by keywords, `describe_tool` returns one tool's
+schemas, `call_tool` runs one tool by name. A call goes through the same path as a
+direct tools/call (rate limit, argument validation against the tool's inputSchema,
+upstream errors as isError results), so the model sees the same behaviour either way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import jsonschema
+from mcp import types
+
+from . import guard, redact
+from .catalog import tool_table
+
+SEARCH, DESCRIBE, CALL = "search_tools", "describe_tool", "call_tool"
+META_TOOL_NAMES = frozenset({SEARCH, DESCRIBE, CALL})
+MAX_RESULTS = 50
+# Where a query word is found counts this much: a word of the name says more than one of the prose.
+FIELD_WEIGHTS = {"name": 3.0, "title": 2.0, "tags": 2.0, "description": 1.0}
+
+_READ_ONLY = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+_META_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": SEARCH,
+        "title": "Search the tool catalogue",
+        "description": (
+            "Find tools of this server by keywords (ranked by matches in tool names, titles, tags and "
+            f"descriptions). This server has {len(tool_table())} tools; search first, then describe_tool "
+            "for a tool's input schema, then call_tool."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "Keywords, e.g. 'list issues repository'",
+                },
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": 10},
+            },
+            "required": ["query"],
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "tools": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "title": {"type": "string"},
+                            "summary": {"type": "string"},
+                            "score": {"type": "number"},
+                        },
+                        "required": ["name", "summary", "score"],
+                    },
+                },
+                "matches": {
+                    "type": "integer",
+                    "description": "How many tools matched at least one keyword",
+                },
+            },
+            "required": ["tools", "matches"],
+        },
+        "annotations": {"title": "Search the tool catalogue", **_READ_ONLY},
+    },
+    {
+        "name": DESCRIBE,
+        "title": "Describe one tool",
+        "description": "The full definition of one tool found with search_tools: description, inputSchema, outputSchema.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "A tool name returned by search_tools"}
+            },
+            "required": ["name"],
+        },
+        "annotations": {"title": "Describe one tool", **_READ_ONLY},
+    },
+    {
+        "name": CALL,
+        "title": "Call one tool",
+        "description": (
+            "Run one tool by name. `arguments` must match the tool's inputSchema (see describe_tool); "
+            "invalid arguments come back as an error listing each problem."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "A tool name returned by search_tools"},
+                "arguments": {
+                    "type": "object",
+                    "description": "The tool's arguments",
+                    "default": {},
+                },
+            },
+            "required": ["name"],
+        },
+        "annotations": {"title": "Call one tool", "openWorldHint": True},
+    },
+]
+
+RunTool = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
+
+
+def meta_tools() -> list[types.Tool]:
+    return [types.Tool.model_validate(tool) for tool in _META_TOOLS]
+
+
+@cache
+def _validator(name: str) -> Any:
+    # Advertised without additionalProperties/minLength (every client accepts them so); checked with them.
+    schema = next(t for t in _META_TOOLS if t["name"] == name)["inputSchema"]
+    strict = {**schema, "additionalProperties": False}
+    if name == SEARCH:
+        strict["properties"] = {**schema["properties"], "query": {"type": "string", "minLength": 1}}
+    return jsonschema.Draft202012Validator(strict)
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def _result(value: dict[str, Any]) -> types.CallToolResult:
+    value = redact.clean_value(
+        value
+    )  # spec text: cleaned before its JSON mirror, like every result
+    text = json.dumps(value, ensure_ascii=False)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=value
+    )
+
+
+async def call_meta(
+    name: str, arguments: dict[str, Any], run_tool: RunTool
+) -> types.CallToolResult:
+    """Answer one meta-tool call; `run_tool` runs a catalogue tool exactly as tools/call would."""
+    problems = sorted(
+        f"{'.'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}"
+        for e in _validator(name).iter_errors(arguments)
+    )
+    if problems:
+        return _error("Invalid arguments:\n" + "\n".join(problems))
+    if name == SEARCH:
+        found = search(arguments["query"], arguments.get("limit", 10))
+        return _result({"tools": found, "matches": _match_count(arguments["query"])})
+    target = arguments["name"]
+    if target not in tool_table() or not guard.enabled(target):  # hidden tools stay hidden here too
+        hints = ", ".join(hit["name"] for hit in search(target, 3))
+        return _error(
+            f"Unknown tool: {target}." + (f" Closest: {hints}." if hints else " Use search_tools.")
+        )
+    if name == DESCRIBE:
+        return _result(tool_table()[target]["tool"])
+    return await run_tool(target, dict(arguments.get("arguments") or {}))
+
+
+# -- ranked keyword search ------------------------------------------------------
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of `text`, camelCase and snake_case split, plural `s` dropped."""
+    out = []
+    for word in _WORD.findall(text):
+        word = word.lower()
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        out.append(word)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Document:
+    name: str
+    title: str
+    summary: str
+    fields: dict[str, Counter[str]]
+
+
+@cache
+def _index() -> tuple[list[_Document], dict[str, float]]:
+    """Word counts per field of every tool, and each word's inverse document frequency."""
+    documents = []
+    for name, entry in tool_table().items():
+        if not guard.enabled(name):
+            continue
+        tool = entry["tool"]
+        description = tool.get("description") or ""
+        fields = {
+            "name": Counter(words(name)),
+            "title": Counter(words(tool.get("title") or "")),
+            "tags": Counter(w for tag in entry.get("tags", ()) for w in words(tag)),
+            "description": Counter(words(description)),
+        }
+        summary = (description.strip().splitlines() or [""])[0][:200]
+        documents.append(_Document(name, tool.get("title") or "", summary, fields))
+    frequency: Counter[str] = Counter()
+    for document in documents:
+        frequency.update({w for counts in document.fields.values() for w in counts})
+    total = len(documents)
+    idf = {w: math.log(1 + (total - n + 0.5) / (n + 0.5)) for w, n in frequency.items()}
+    return documents, idf
+
+
+def _score(document: _Document, terms: list[str], idf: dict[str, float]) -> float:
+    score, matched = 0.0, 0
+    for term in terms:
+        weight = sum(
+            FIELD_WEIGHTS[f] * c / (c + 1.2)
+            for f, counts in document.fields.items()
+            if (c := counts[term])
+        )
+        if weight:
+            matched += 1
+            score += idf.get(term, 0.0) * weight
+    # Tools matching every keyword rank above tools matching one keyword many times.
+    return score * (matched / len(terms)) ** 2 if terms else 0.0
+
+
+def search(query: str, limit: int) -> list[dict[str, Any]]:
+    """The best `limit` tools for `query`, best first; ties by name."""
+    terms = list(dict.fromkeys(words(query)))
+    documents, idf = _index()
+    scored = [(s, d) for d in documents if (s := _score(d, terms, idf)) > 0]
+    scored.sort(key=lambda pair: (-pair[0], pair[1].name))
+    return [
+        {
+            "name": d.name,
+            **({"title": d.title} if d.title else {}),
+            "summary": d.summary,
+            "score": round(s, 3),
+        }
+        for s, d in scored[:limit]
+    ]
+
+
+def _match_count(query: str) -> int:
+    terms = set(words(query))
+    documents, _ = _index()
+    return sum(
+        1 for d in documents if any(counts[t] for counts in d.fields.values() for t in terms)
+    )

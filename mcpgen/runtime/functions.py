@@ -1,0 +1,118 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Validates tool arguments and calls the Python functions behind the tools.
+
+A tool's arguments model is built from the function's own
+signature on its first call, by the rules that produced its inputSchema: one field
+per parameter, aliased to the parameter's name, unknown arguments rejected.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+import pydantic
+import pydantic_core
+
+from .project import current
+
+__all__ = ["FunctionExited", "InvalidArguments", "invoke"]
+
+
+class InvalidArguments(Exception):
+    """The arguments do not fit the function; each of `errors` reads `field.path: message`."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+class FunctionExited(Exception):
+    """The function called `sys.exit()`: an error of this call, not a reason to stop serving."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(f"the function called sys.exit({code!r})")
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    function: Callable[..., Any]
+    is_async: bool
+    arguments: type[pydantic.BaseModel]
+    parameters: dict[str, str]  # model field -> parameter name
+    result: pydantic.TypeAdapter[Any] | None  # None: no return annotation
+
+
+_PREPARED: dict[str, _Prepared] = {}
+
+
+async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
+    """Call the tool's function; return its result as JSON-compatible data.
+
+    Raises KeyError for an unknown tool, InvalidArguments for arguments that do not
+    validate, FunctionExited for `sys.exit()`; whatever else the function raises propagates.
+    """
+    prepared = _PREPARED.get(tool_name) or _prepare(tool_name)
+    try:
+        # Strict JSON-mode validation: what inputSchema allows, no lax coercion ("5" is no int).
+        model = prepared.arguments.model_validate_json(json.dumps(arguments), strict=True)
+    except pydantic.ValidationError as exc:
+        raise InvalidArguments(_messages(exc)) from None
+    # Only the arguments given: omitted ones take the function's own defaults.
+    kwargs = {prepared.parameters[field]: getattr(model, field) for field in model.model_fields_set}
+    try:
+        if prepared.is_async:
+            result = await prepared.function(**kwargs)
+        else:  # a worker thread keeps the server responsive
+            call = functools.partial(prepared.function, **kwargs)
+            result = await anyio.to_thread.run_sync(call)
+        if inspect.isawaitable(result):  # a plain function that returns a coroutine
+            result = await result
+    except SystemExit as exc:  # would otherwise end the server, for every client
+        raise FunctionExited(exc.code) from exc
+    if prepared.result is None:
+        return pydantic_core.to_jsonable_python(result)
+    return prepared.result.dump_python(result, mode="json")
+
+
+def _prepare(tool_name: str) -> _Prepared:
+    """Import the function and build its models, once per tool."""
+    functions = current().functions  # tool name -> (module, function, is_async)
+    if tool_name not in functions:
+        raise KeyError(f"unknown tool: {tool_name}")
+    module_name, function_name, is_async = functions[tool_name]
+    module = current().module(module_name)
+    function: Callable[..., Any] = getattr(module, function_name)
+    hints = typing.get_type_hints(function, include_extras=True)
+    fields: dict[str, Any] = {}
+    parameters: dict[str, str] = {}
+    for index, parameter in enumerate(inspect.signature(function).parameters.values()):
+        empty = parameter.default is inspect.Parameter.empty
+        default = ... if empty else parameter.default
+        field = pydantic.Field(default, alias=parameter.name)
+        fields[f"p{index}"] = (hints[parameter.name], field)
+        parameters[f"p{index}"] = parameter.name
+    arguments = pydantic.create_model(
+        f"{function_name}_arguments",
+        __config__=pydantic.ConfigDict(extra="forbid"),
+        **fields,
+    )
+    result = pydantic.TypeAdapter(hints["return"]) if "return" in hints else None
+    prepared = _Prepared(function, is_async, arguments, parameters, result)
+    _PREPARED[tool_name] = prepared
+    return prepared
+
+
+def _messages(error: pydantic.ValidationError) -> list[str]:
+    messages = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        messages.append(f"{where}: {item['msg']}")
+    return messages

@@ -1,0 +1,170 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Which tools may run, and how often: read-only mode, allow/deny lists, rate limits.
+
+Settings come from the environment through `settings`, checked at start-up, so a malformed
+value stops the server with a message instead of being ignored:
+
+- `PREFIX_RATE_LIMIT`: calls per server, e.g. `10/s`, `600/min`, `10/s burst 20`
+  (a bare number is calls per minute; empty or `0` means no limit);
+- `PREFIX_RATE_LIMIT_<TOOL>`: the same for one tool; `<TOOL>` is the tool name upper-cased
+  with every character other than a letter or digit replaced by `_`;
+- `PREFIX_READ_ONLY=1`: only tools annotated `readOnlyHint: true` are listed and callable;
+- `PREFIX_TOOLS_ALLOW` / `PREFIX_TOOLS_DENY`: comma-separated glob patterns over tool names.
+
+A tool hidden by these settings is not in tools/list, so a call to it is answered like a
+call to an unknown tool: a JSON-RPC error (-32602), whose message names the setting.
+A call over a rate limit is a tool error (`isError`) that says when to retry.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import fnmatch
+import math
+import time
+from functools import cache
+from typing import Any
+
+from . import settings
+from .catalog import tool_table
+from .project import resets
+
+
+@resets
+@cache
+def all_tools() -> dict[str, dict[str, Any]]:
+    """Every tool this server serves, generated or from custom_tools.py: name -> wire Tool."""
+    from . import extensions
+
+    tools = {name: entry["tool"] for name, entry in tool_table().items()}
+    tools.update({name: custom.entry["tool"] for name, custom in extensions.custom_tools().items()})
+    return tools
+
+
+settings.served_tools(lambda: all_tools().keys())
+
+
+# -- access -------------------------------------------------------------------
+
+
+def refusal(name: str) -> str | None:
+    """Why the tool is hidden and refused, or None when it may run."""
+    current = settings.current()
+    tool = all_tools()[name]
+    if current.read_only and not tool.get("annotations", {}).get("readOnlyHint"):
+        variable = current.variable("READ_ONLY")
+        return f"tool {name!r} is not read-only and this server runs with {variable}=1"
+    if current.tools_allow and not any(fnmatch.fnmatchcase(name, p) for p in current.tools_allow):
+        return f"tool {name!r} is not in {current.variable('TOOLS_ALLOW')}"
+    if any(fnmatch.fnmatchcase(name, p) for p in current.tools_deny):
+        return f"tool {name!r} is in {current.variable('TOOLS_DENY')}"
+    return None
+
+
+def enabled(name: str) -> bool:
+    return refusal(name) is None
+
+
+# -- rate limits ----------------------------------------------------------------
+
+
+class _Bucket:
+    """Token bucket: `burst` tokens, refilled at `per_second`; one token per call."""
+
+    def __init__(self, rate: settings.Rate) -> None:
+        self.rate = rate
+        self.tokens = rate.burst
+        self.stamp = time.monotonic()
+
+    def wait(self, now: float) -> float:
+        """Seconds until a token is available (0: one is available now)."""
+        elapsed = max(0.0, now - self.stamp)  # `now` may predate this bucket by microseconds
+        self.tokens = min(self.rate.burst, self.tokens + elapsed * self.rate.per_second)
+        self.stamp = max(self.stamp, now)
+        return 0.0 if self.tokens >= 1 else (1 - self.tokens) / self.rate.per_second
+
+
+_buckets: dict[str, _Bucket] = {}
+_upstream_blocked_until = 0.0
+SERVER = ""  # the server-wide bucket's key (no tool is named "")
+
+
+def _bucket(key: str, rate: settings.Rate | None) -> _Bucket | None:
+    if rate is None:
+        return None
+    if key not in _buckets:
+        _buckets[key] = _Bucket(rate)
+    return _buckets[key]
+
+
+def admit(name: str) -> str | None:
+    """Take a token for one call of `name`; when none is free, a message saying when to retry.
+
+    Calls run on one event loop thread, so check-then-take needs no lock.
+    """
+    current = settings.current()
+    now = time.monotonic()
+    waits: list[tuple[float, str]] = []
+    buckets = []
+    for key, rate, variable in (
+        (SERVER, current.rate_limit, current.variable("RATE_LIMIT")),
+        (name, current.tool_rate_limits.get(name), tool_variable(current.prefix, name)),
+    ):
+        bucket = _bucket(key, rate)
+        if bucket is not None:
+            buckets.append(bucket)
+            wait = bucket.wait(now)
+            if wait > 0:
+                waits.append((wait, f"{bucket.rate.text} set by {variable}"))
+    if _upstream_blocked_until > now:
+        waits.append(
+            (_upstream_blocked_until - now, "the upstream API answered 429 Too Many Requests")
+        )
+    if waits:
+        wait, why = max(waits)
+        return f"Rate limit reached ({why}); retry in {_seconds(wait)} s."
+    for bucket in buckets:
+        bucket.tokens -= 1
+    return None
+
+
+def upstream_limited(status: int, retry_after: str | None) -> tuple[str, float | None]:
+    """Note an upstream 429: calls wait out its Retry-After here instead of hitting the API again."""
+    global _upstream_blocked_until
+    seconds = parse_retry_after(retry_after)
+    if seconds is not None:
+        _upstream_blocked_until = max(_upstream_blocked_until, time.monotonic() + seconds)
+        return (
+            f"HTTP {status}: the upstream API is rate limiting; retry in {_seconds(seconds)} s.",
+            seconds,
+        )
+    return f"HTTP {status}: the upstream API is rate limiting; retry later.", None
+
+
+MAX_RETRY_AFTER = 3600.0  # a longer or absurd Retry-After is capped, not obeyed for days
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Retry-After as seconds from now: delta-seconds or an HTTP date; None if absent or bad."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return min(float(value), MAX_RETRY_AFTER)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return min(max(0.0, when.timestamp() - time.time()), MAX_RETRY_AFTER)
+
+
+def _seconds(value: float) -> str:
+    """Rounded up to a tenth, so a client that waits exactly that long gets through."""
+    return f"{math.ceil(value * 10) / 10:g}"
+
+
+def tool_variable(prefix: str, tool: str) -> str:
+    """`PETSTORE` + tool `getPetById` -> `PETSTORE_RATE_LIMIT_GETPETBYID`."""
+    return settings.tool_variable(prefix, "RATE_LIMIT", tool)

@@ -1,0 +1,95 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Who may talk to the streamable HTTP endpoint.
+
+- A bearer token (`PREFIX_MCP_TOKEN`) is required on every request when it is set, and the
+  server refuses to bind to a non-loopback address without one (`settings.check_environment`).
+  Tokens are compared in constant time.
+- DNS-rebinding protection (the SDK's Host/Origin check) stays on for every bind address:
+  loopback names always, the bind address itself, and the names in `PREFIX_ALLOWED_HOSTS`
+  (comma-separated, e.g. `mcp.example.com`) for clients that reach the server by name.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import socket
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from . import settings
+from .settings import is_loopback
+
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+_WILDCARD = ("0.0.0.0", "::", "")
+
+
+def allowed_hosts(bind_host: str) -> list[str]:
+    """Host names clients may use to reach this server, without ports."""
+    names = list(_LOOPBACK)
+    if bind_host in _WILDCARD:
+        names += [socket.gethostname(), socket.getfqdn()]
+    elif not is_loopback(bind_host):
+        names.append(bind_host)
+    names += settings.current().allowed_hosts
+    bracketed = [f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names]
+    return list(dict.fromkeys(bracketed))
+
+
+def transport_security(bind_host: str) -> TransportSecuritySettings:
+    hosts = allowed_hosts(bind_host)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[pattern for h in hosts for pattern in (h, f"{h}:*")],
+        allowed_origins=[
+            f"{scheme}://{h}{port}"
+            for h in hosts
+            for scheme in ("http", "https")
+            for port in ("", ":*")
+        ],
+    )
+
+
+class BearerGate:
+    """ASGI wrapper: HTTP requests without `Authorization: Bearer <token>` get 401."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = b""
+            for name, value in scope.get("headers", []):
+                if name == b"authorization":
+                    scheme, _, given = value.partition(b" ")
+                    given = given.strip() if scheme.lower() == b"bearer" else b""
+            if not hmac.compare_digest(given, self.expected):
+                await _unauthorized(send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _unauthorized(send: Send) -> None:
+    body = json.dumps(
+        {"error": "unauthorized", "message": "send 'Authorization: Bearer <token>'"}
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", b'Bearer realm="mcp"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def protect(app: ASGIApp) -> ASGIApp:
+    """`app` behind the token check when `PREFIX_MCP_TOKEN` is set."""
+    token = settings.current().mcp_token
+    return BearerGate(app, token) if token else app

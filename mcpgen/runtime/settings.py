@@ -1,0 +1,356 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Every `PREFIX_*` setting of a generated server, read and checked in one place.
+
+`check_environment` runs before the server serves: a malformed value stops it (exit 2)
+with one line per problem, naming the variable and the form it expects, instead of being
+ignored. During serving, `current()` returns the parsed settings; it parses again only
+when the environment the settings come from has changed (tests set variables per case).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import ipaddress
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+from .project import Project, on_install
+from .project import current as current_project
+
+AuditMode = Literal["full", "minimal", "off"]
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_RETRIES = 2
+DEFAULT_HTTP_KEEP_ALIVE = 120  # uvicorn's 5 s closes the socket a TS client reuses after listing
+MIN_RESPONSE_CHARS = 1_000
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
+_RATE = re.compile(
+    r"^(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hr|hour)(?:\s+burst\s+(\d+))?$",
+    re.IGNORECASE,
+)
+_SECONDS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60}
+_SECONDS.update({"h": 3600, "hr": 3600, "hour": 3600})
+
+
+class SettingsError(Exception):
+    """A malformed or inconsistent setting; the message names the variable and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    per_second: float
+    burst: float
+    text: str  # as configured, for messages
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    prefix: str
+    base_url: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    retries: int = DEFAULT_RETRIES
+    ca_bundle: str | None = None
+    upload_dir: str | None = None
+    page_size: int = 25
+    max_response_chars: int = 100_000
+    http_keep_alive: int = DEFAULT_HTTP_KEEP_ALIVE
+    read_only: bool = False
+    tools_allow: tuple[str, ...] = ()
+    tools_deny: tuple[str, ...] = ()
+    rate_limit: Rate | None = None
+    tool_rate_limits: dict[str, Rate] = field(default_factory=dict)
+    mcp_token: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    audit_log: AuditMode = "full"
+    redact: tuple[str, ...] = ()  # further env vars whose values are never shown
+    # The values of the variables credentials are read from (empty ones left out).
+    credentials: dict[str, str] = field(default_factory=dict)
+
+    def variable(self, name: str) -> str:
+        return f"{self.prefix}_{name}"
+
+    def credential(self, variable: str) -> str | None:
+        return self.credentials.get(variable)
+
+
+def parse_rate(variable: str, raw: str) -> Rate | None:
+    """`10/s`, `600/min`, `10/s burst 20`, or a bare number (per minute); None: no limit."""
+    text = " ".join(raw.split())
+    if text.lower() in ("", "0", "off", "none"):
+        return None
+    if text.isdigit():
+        return Rate(int(text) / 60, int(text), f"{text}/min")
+    match = _RATE.match(text)
+    count = float(match.group(1)) if match else 0.0
+    if match is None or count <= 0 or (match.group(3) is not None and int(match.group(3)) < 1):
+        raise SettingsError(
+            f"{variable}={raw!r}: expected a rate like '10/s', '600/min' or '10/s burst 20' "
+            "(a bare number means calls per minute; empty or 0 means no limit)"
+        )
+    burst = float(match.group(3)) if match.group(3) else max(1.0, count)
+    return Rate(count / _SECONDS[match.group(2).lower()], burst, text)
+
+
+def tool_variable(prefix: str, setting: str, tool: str) -> str:
+    """`PETSTORE` + `RATE_LIMIT` + tool `getPetById` -> `PETSTORE_RATE_LIMIT_GETPETBYID`."""
+    return f"{prefix}_{setting}_" + re.sub(r"[^A-Za-z0-9]", "_", tool).upper()
+
+
+def credential_variables(project: Project) -> tuple[str, ...]:
+    """Every variable a credential may be read from: the schemes' and the declared secrets."""
+    names = [v for scheme in project.security_schemes.values() for v in scheme["env"]]
+    return tuple(dict.fromkeys([*names, *project.secret_env_vars]))
+
+
+def load(
+    project: Project,
+    environ: Mapping[str, str],
+    tools: Iterable[str] = (),
+    base_url: str | None = None,
+) -> Settings:
+    """Parse every setting; raises SettingsError naming every malformed variable at once.
+
+    `tools`: the names this server serves (patterns and per-tool limits must name one);
+    `base_url`: the `--base-url` flag, which wins over the environment."""
+    p = project.env_prefix
+    problems: list[str] = []
+    names = list(tools)
+
+    def read(setting: str, parse: Callable[[str, str], T], default: T) -> T:
+        variable = f"{p}_{setting}"
+        raw = environ.get(variable, "").strip()
+        if not raw:
+            return default
+        try:
+            return parse(variable, raw)
+        except SettingsError as exc:
+            problems.append(str(exc))
+            return default
+
+    url = base_url or read("BASE_URL", _url, None) or project.base_url
+    settings = Settings(
+        prefix=p,
+        base_url=url.rstrip("/") if url else None,
+        timeout=read("TIMEOUT", _seconds, DEFAULT_TIMEOUT),
+        connect_timeout=read("CONNECT_TIMEOUT", _seconds, DEFAULT_CONNECT_TIMEOUT),
+        retries=read("RETRIES", _whole(0), DEFAULT_RETRIES),
+        ca_bundle=read("CA_BUNDLE", _existing_path, None),
+        upload_dir=read("UPLOAD_DIR", _directory, None),
+        page_size=read("PAGE_SIZE", _whole(1), project.page_size),
+        max_response_chars=read(
+            "MAX_RESPONSE_CHARS", _whole(MIN_RESPONSE_CHARS), project.max_response_chars
+        ),
+        http_keep_alive=read("HTTP_KEEP_ALIVE", _whole(1), DEFAULT_HTTP_KEEP_ALIVE),
+        read_only=read("READ_ONLY", _flag, False),
+        tools_allow=read("TOOLS_ALLOW", _patterns(names), ()),
+        tools_deny=read("TOOLS_DENY", _patterns(names), ()),
+        rate_limit=read("RATE_LIMIT", parse_rate, None),
+        tool_rate_limits=_tool_rates(p, environ, names, problems),
+        mcp_token=environ.get(f"{p}_MCP_TOKEN") or None,
+        allowed_hosts=read("ALLOWED_HOSTS", _list, ()),
+        audit_log=read("AUDIT_LOG", _audit_mode, "full"),
+        redact=read("REDACT", _list, ()),
+        credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
+    )
+    if problems:
+        raise SettingsError("\n".join(problems))
+    return settings
+
+
+def check_environment(
+    project: Project,
+    environ: Mapping[str, str],
+    tools: Iterable[str],
+    http_host: str | None = None,
+    base_url: str | None = None,
+) -> Settings:
+    """`load`, plus what serving needs: binding beyond loopback requires a token."""
+    problems: list[str] = []
+    try:
+        settings = load(project, environ, tools, base_url)
+    except SettingsError as exc:
+        problems.append(str(exc))
+        settings = Settings(
+            prefix=project.env_prefix, mcp_token=environ.get(f"{project.env_prefix}_MCP_TOKEN")
+        )
+    if http_host is not None and not is_loopback(http_host) and not settings.mcp_token:
+        problems.append(
+            f"--host {http_host} accepts connections from other machines: set "
+            f"{project.env_prefix}_MCP_TOKEN to a long random string (clients send it as "
+            "'Authorization: Bearer <token>'), or bind to 127.0.0.1."
+        )
+    if problems:
+        raise SettingsError("\n".join(problems))
+    return settings
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+# -- the running server's settings ------------------------------------------------
+
+_base_url_flag: list[str] = []
+_parsed: dict[tuple[str, tuple[tuple[str, str], ...]], Settings] = {}
+_tool_names: list[Callable[[], Iterable[str]]] = []
+
+
+def set_base_url(url: str) -> None:
+    """The `--base-url` flag: wins over the environment from now on."""
+    _base_url_flag[:] = [url]
+    _parsed.clear()
+
+
+def served_tools(names: Callable[[], Iterable[str]]) -> None:
+    """Where `current()` finds the tool names that patterns and per-tool limits must match."""
+    _tool_names[:] = [names]
+    _parsed.clear()
+
+
+on_install(_parsed.clear)
+
+
+def per_settings(function: Callable[[], T]) -> Callable[[], T]:
+    """A no-argument function's value, worked out again only when the settings change."""
+    memo: list[tuple[Settings, T]] = []
+
+    @functools.wraps(function)
+    def wrapper() -> T:
+        now = current()
+        if not memo or memo[0][0] is not now:
+            memo[:] = [(now, function())]
+        return memo[0][1]
+
+    return wrapper
+
+
+def current() -> Settings:
+    """The settings of the environment as it is now (parsed once per distinct environment);
+    raises SettingsError if it holds a malformed value."""
+    project = current_project()
+    key = (project.env_prefix, _relevant(project, os.environ))
+    found = _parsed.get(key)
+    if found is None:
+        names = _tool_names[0]() if _tool_names else ()
+        flag = _base_url_flag[0] if _base_url_flag else None
+        found = load(project, os.environ, names, flag)
+        _parsed.clear()  # one environment at a time
+        _parsed[key] = found
+    return found
+
+
+def _relevant(project: Project, environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    head = project.env_prefix + "_"
+    credentials = credential_variables(project)
+    return tuple((k, v) for k, v in environ.items() if k.startswith(head) or k in credentials)
+
+
+# -- value parsers: (variable, raw text) -> value, or SettingsError saying what is expected
+
+
+def _url(variable: str, raw: str) -> str:
+    if not re.match(r"^https?://[^\s/]+", raw):
+        raise SettingsError(f"{variable}={raw!r}: expected an http:// or https:// URL")
+    return raw
+
+
+def _seconds(variable: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0.001 <= value < float("inf"):
+        raise SettingsError(f"{variable}={raw!r}: expected a number of seconds >= 0.001")
+    return value
+
+
+def _whole(minimum: int) -> Callable[[str, str], int]:
+    def parse(variable: str, raw: str) -> int:
+        if not re.fullmatch(r"\d+", raw) or int(raw) < minimum:
+            raise SettingsError(f"{variable}={raw!r}: expected a whole number >= {minimum:,}")
+        return int(raw)
+
+    return parse
+
+
+def _flag(variable: str, raw: str) -> bool:
+    if raw.lower() in _TRUE:
+        return True
+    if raw.lower() in _FALSE:
+        return False
+    raise SettingsError(f"{variable}={raw!r}: expected 1/true/yes/on or 0/false/no/off")
+
+
+def _list(variable: str, raw: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in raw.split(",") if item.strip())
+
+
+def _patterns(tools: list[str]) -> Callable[[str, str], tuple[str, ...]]:
+    def parse(variable: str, raw: str) -> tuple[str, ...]:
+        patterns = tuple(p for p in re.split(r"[,\s]+", raw) if p)
+        for pattern in patterns:  # a pattern that matches nothing is a typo, not a policy
+            if not any(fnmatch.fnmatchcase(name, pattern) for name in tools):
+                raise SettingsError(
+                    f"{variable}: pattern {pattern!r} matches no tool of this server"
+                )
+        return patterns
+
+    return parse
+
+
+def _audit_mode(variable: str, raw: str) -> AuditMode:
+    modes: dict[str, AuditMode] = {"full": "full", "minimal": "minimal", "off": "off"}
+    if raw.lower() in modes:
+        return modes[raw.lower()]
+    raise SettingsError(f"{variable}={raw!r}: expected full, minimal or off")
+
+
+def _existing_path(variable: str, raw: str) -> str:
+    if not os.path.exists(raw):
+        raise SettingsError(f"{variable}={raw!r}: no such file or directory")
+    return raw
+
+
+def _directory(variable: str, raw: str) -> str:
+    if not os.path.isdir(raw):
+        raise SettingsError(f"{variable}={raw!r}: expected an existing directory")
+    return raw
+
+
+def _tool_rates(
+    prefix: str, environ: Mapping[str, str], tools: list[str], problems: list[str]
+) -> dict[str, Rate]:
+    """`PREFIX_RATE_LIMIT_<TOOL>` for every tool that has one."""
+    base = f"{prefix}_RATE_LIMIT"
+    known: dict[str, list[str]] = {}  # two tool names may map to one variable: both get its limit
+    for tool in tools:
+        known.setdefault(tool_variable(prefix, "RATE_LIMIT", tool), []).append(tool)
+    rates: dict[str, Rate] = {}
+    for name in sorted(environ):
+        if not name.startswith(base + "_"):
+            continue
+        if name not in known:
+            problems.append(
+                f"{name}: names no tool of this server (per-tool limits are {base}_<TOOL NAME>)"
+            )
+            continue
+        try:
+            rate = parse_rate(name, environ[name])
+        except SettingsError as exc:
+            problems.append(str(exc))
+            continue
+        if rate is not None:
+            rates.update(dict.fromkeys(known[name], rate))
+    return rates
