@@ -56,6 +56,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpgen.runtime.paging import page_end
+
 ERROR, WARNING = "error", "warning"
 
 
@@ -354,24 +356,15 @@ def to_table(findings: list[Finding], tools: int, clients: list[str]) -> str:
     return "\n".join(lines)
 
 
-# The generated server's paging rule (runtime `paging.page_end`), counted here to warn at generation.
-PAGES_TARGET = 48
-MAX_PAGE_BYTES = 2_000_000
+# The generated server's paging rule (runtime `paging`), counted here to warn at generation.
 CLIENT_MAX_PAGES = 64  # the TypeScript SDK's listMaxPages: Claude Desktop, VS Code, Cursor, the Inspector
 
 
 def page_count(sizes: list[int], page_size: int) -> int:
-    """tools/list pages a server with tools of these JSON sizes serves."""
-    total, start, pages = len(sizes), 0, 0
-    count = max(1, page_size, -(-total // PAGES_TARGET))
-    while start < total:
-        end, used = min(total, start + count), sizes[start]
-        for index in range(start + 1, end):
-            used += sizes[index]
-            if used > MAX_PAGE_BYTES:
-                end = index
-                break
-        start, pages = end, pages + 1
+    """tools/list pages a server with tools of these JSON sizes serves: the runtime's own rule."""
+    start, pages = 0, 0
+    while start < len(sizes):
+        start, pages = page_end(start, len(sizes), page_size, sizes), pages + 1
     return pages
 
 

@@ -424,7 +424,7 @@ def render_project(project: Project) -> dict[str, str]:
         "credential_names": tuple(sorted({s.parameter for s in project.security_schemes})),
         "security_schemes": {s.name: security_view(s) for s in project.security_schemes},
         "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
-        "functions": {t.name: [t.call.module, t.call.function, t.call.is_async] for t in project.tools if t.call},
+        "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
     }
     pkg = f"src/{project.package}"
     files = {

@@ -12,7 +12,7 @@ import functools
 import inspect
 import json
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ import anyio.to_thread
 import pydantic
 import pydantic_core
 
-from .project import current
+from .project import current, on_install
 
 __all__ = ["FunctionExited", "InvalidArguments", "invoke"]
 
@@ -51,6 +51,7 @@ class _Prepared:
 
 
 _PREPARED: dict[str, _Prepared] = {}
+on_install(_PREPARED.clear)
 
 
 async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
@@ -91,23 +92,36 @@ def _prepare(tool_name: str) -> _Prepared:
     module = current().module(module_name)
     function: Callable[..., Any] = getattr(module, function_name)
     hints = typing.get_type_hints(function, include_extras=True)
-    fields: dict[str, Any] = {}
-    parameters: dict[str, str] = {}
-    for index, parameter in enumerate(inspect.signature(function).parameters.values()):
-        empty = parameter.default is inspect.Parameter.empty
-        default = ... if empty else parameter.default
-        field = pydantic.Field(default, alias=parameter.name)
-        fields[f"p{index}"] = (hints[parameter.name], field)
-        parameters[f"p{index}"] = parameter.name
-    arguments = pydantic.create_model(
-        f"{function_name}_arguments",
-        __config__=pydantic.ConfigDict(extra="forbid"),
-        **fields,
-    )
+    signature = list(inspect.signature(function).parameters.values())
+    arguments = arguments_model(function_name, signature, hints)
+    parameters = {f"p{index}": parameter.name for index, parameter in enumerate(signature)}
     result = pydantic.TypeAdapter(hints["return"]) if "return" in hints else None
     prepared = _Prepared(function, is_async, arguments, parameters, result)
     _PREPARED[tool_name] = prepared
     return prepared
+
+
+def arguments_model(
+    function_name: str,
+    parameters: list[inspect.Parameter],
+    hints: Mapping[str, Any],
+) -> type[pydantic.BaseModel]:
+    """The model that validates a call: one field per parameter, aliased to its name. mcpgen
+    derives the tool's inputSchema from this same model, so validation and schema agree.
+
+    Fields are `p0, p1...` with the parameter name as alias, so names like `json`,
+    `model_config` or `_x` never clash with BaseModel attributes.
+    """
+    fields: dict[str, Any] = {}
+    for index, parameter in enumerate(parameters):
+        empty = parameter.default is inspect.Parameter.empty
+        default = ... if empty else parameter.default
+        fields[f"p{index}"] = (hints[parameter.name], pydantic.Field(default, alias=parameter.name))
+    return pydantic.create_model(
+        f"{function_name}_arguments",
+        __config__=pydantic.ConfigDict(extra="forbid"),
+        **fields,
+    )
 
 
 def _messages(error: pydantic.ValidationError) -> list[str]:

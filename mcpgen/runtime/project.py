@@ -98,9 +98,9 @@ def _sibling_project() -> Project:
     except ImportError:
         facts = None
     project = getattr(facts, "PROJECT", None)
-    if not isinstance(project, Project):
-        raise RuntimeError(
-            "no project installed: call runtime.project.install(Project(...)) first, "
-            "or run the runtime from a generated package"
-        )
-    return project
+    if isinstance(project, Project):
+        return project
+    raise RuntimeError(
+        "no project installed: call runtime.project.install(Project(...)) first, "
+        "or run the runtime from a generated package"
+    )

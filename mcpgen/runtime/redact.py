@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import os
 import re
 from functools import cache
 from typing import Any
@@ -24,27 +23,10 @@ from .project import current, resets
 
 REDACTED = "[redacted]"
 _SHORTEST_SECRET = 4  # shorter values would redact ordinary words
-_SECRET_NAME = re.compile(
-    r"(?i)(pass(word|wd|phrase)?|secret|token|api[-_]?key|credential|private[-_]?key)"
-)
 # C0 and C1 controls except tab and newline, DEL, and bidirectional overrides.
 # Lone surrogates too (JSON's escaped "\ud800" parses to one): no UTF-8 encoder can send them.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def secret_env_vars() -> list[str]:
-    """The configured credentials' env vars, this server's token, any `PREFIX_*` var named
-    like a secret, and the names listed in `PREFIX_REDACT` (comma-separated)."""
-    prefix = current().env_prefix
-    names = [*current().secret_env_vars, f"{prefix}_MCP_TOKEN"]
-    names += [
-        name
-        for name in sorted(os.environ)
-        if name.startswith(prefix + "_") and _SECRET_NAME.search(name[len(prefix) + 1 :])
-    ]
-    names += settings.current().redact
-    return list(dict.fromkeys(n for n in names if not n.endswith("_USERNAME")))
 
 
 _learned: set[str] = set()  # secrets obtained at run time (e.g. an OAuth access token)
@@ -72,14 +54,14 @@ def secret_values() -> tuple[str, ...]:
 
 def _configured_values() -> tuple[str, ...]:
     values: set[str] = set(_learned)
-    for name in secret_env_vars():
-        value = os.environ.get(name) or ""
+    now = settings.current()
+    for value in now.secrets.values():
         if len(value) >= _SHORTEST_SECRET:
             values.update({value, quote(value, safe=""), quote(value)})
     for name in current().secret_env_vars:  # HTTP Basic sends base64("user:password")
         if name.endswith("_PASSWORD"):
-            user = os.environ.get(name[: -len("_PASSWORD")] + "_USERNAME") or ""
-            password = os.environ.get(name) or ""
+            user = now.credential(name[: -len("_PASSWORD")] + "_USERNAME") or ""
+            password = now.credential(name) or ""
             if password:
                 values.add(base64.b64encode(f"{user}:{password}".encode()).decode("ascii"))
     return tuple(sorted(values, key=lambda v: (-len(v), v)))

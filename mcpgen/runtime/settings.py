@@ -9,6 +9,7 @@ when the environment the settings come from has changed (tests set variables per
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import ipaddress
@@ -33,6 +34,9 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 _RATE = re.compile(
     r"^(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hr|hour)(?:\s+burst\s+(\d+))?$",
     re.IGNORECASE,
+)
+_SECRET_NAME = re.compile(
+    r"(?i)(pass(word|wd|phrase)?|secret|token|api[-_]?key|credential|private[-_]?key)"
 )
 _SECONDS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60}
 _SECONDS.update({"h": 3600, "hr": 3600, "hour": 3600})
@@ -72,6 +76,8 @@ class Settings:
     redact: tuple[str, ...] = ()  # further env vars whose values are never shown
     # The values of the variables credentials are read from (empty ones left out).
     credentials: dict[str, str] = field(default_factory=dict)
+    # Values never shown (see `secret_variables`), by variable.
+    secrets: dict[str, str] = field(default_factory=dict)
 
     def variable(self, name: str) -> str:
         return f"{self.prefix}_{name}"
@@ -107,6 +113,22 @@ def credential_variables(project: Project) -> tuple[str, ...]:
     """Every variable a credential may be read from: the schemes' and the declared secrets."""
     names = [v for scheme in project.security_schemes.values() for v in scheme["env"]]
     return tuple(dict.fromkeys([*names, *project.secret_env_vars]))
+
+
+def secret_variables(
+    project: Project, environ: Mapping[str, str], redact: Iterable[str]
+) -> list[str]:
+    """The credentials' variables, this server's token, any `PREFIX_*` variable named like a
+    secret, and those `PREFIX_REDACT` lists; `*_USERNAME` ones are not secret."""
+    prefix = project.env_prefix
+    names = [*project.secret_env_vars, f"{prefix}_MCP_TOKEN"]
+    names += [
+        name
+        for name in sorted(environ)
+        if name.startswith(prefix + "_") and _SECRET_NAME.search(name[len(prefix) + 1 :])
+    ]
+    names += redact
+    return list(dict.fromkeys(n for n in names if not n.endswith("_USERNAME")))
 
 
 def load(
@@ -158,6 +180,10 @@ def load(
         audit_log=read("AUDIT_LOG", _audit_mode, "full"),
         redact=read("REDACT", _list, ()),
         credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
+    )
+    listed = secret_variables(project, environ, settings.redact)
+    settings = dataclasses.replace(
+        settings, secrets={v: environ[v] for v in listed if environ.get(v)}
     )
     if problems:
         raise SettingsError("\n".join(problems))
@@ -252,9 +278,11 @@ def current() -> Settings:
 
 
 def _relevant(project: Project, environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The part of the environment settings come from: `PREFIX_*`, credentials, and the
+    variables `PREFIX_REDACT` names."""
     head = project.env_prefix + "_"
-    credentials = credential_variables(project)
-    return tuple((k, v) for k, v in environ.items() if k.startswith(head) or k in credentials)
+    named = {*credential_variables(project), *_list("", environ.get(head + "REDACT", ""))}
+    return tuple((k, v) for k, v in environ.items() if k.startswith(head) or k in named)
 
 
 # -- value parsers: (variable, raw text) -> value, or SettingsError saying what is expected

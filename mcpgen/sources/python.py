@@ -1,8 +1,8 @@
 """Python module -> IR: each public function of a module becomes a tool.
 
 Schemas come from one pydantic model per function, built from its signature; the
-generated `functions.py` rebuilds the same model at runtime (see `arguments_model`,
-mirrored in templates/src/functions.py.j2), so validation and inputSchema agree.
+generated server builds the same model at run time: both call
+`runtime.functions.arguments_model`, so validation and inputSchema agree.
 
 `PythonCall.module` takes two forms:
 - FILE target (`path/to/tools.py`): the file is copied into the generated package as
@@ -45,6 +45,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
+from mcpgen.runtime.functions import arguments_model
 from mcpgen.schema.output import bound_output_schema, portable_output_schema, with_content_id
 
 COPY_PACKAGE = "source"  # sub-package of the generated package that holds a copied file
@@ -119,32 +120,6 @@ def parse_python(
         extra_dependencies=loaded.dependencies,
         copied_files=loaded.copied_files,
         prompts=prompts,
-    )
-
-
-# --- shared rule: mirrored in templates/src/functions.py.j2 ---------------------------
-
-
-def arguments_model(
-    function_name: str,
-    parameters: list[inspect.Parameter],
-    hints: Mapping[str, Any],
-) -> type[pydantic.BaseModel]:
-    """The model that validates a call: one field per parameter, aliased to its name.
-
-    Fields are `p0, p1...` with the parameter name as alias, so names like `json`,
-    `model_config` or `_x` never clash with BaseModel attributes.
-    """
-    fields: dict[str, Any] = {}
-    for index, parameter in enumerate(parameters):
-        empty = parameter.default is inspect.Parameter.empty
-        default = ... if empty else parameter.default
-        field = pydantic.Field(default, alias=parameter.name)
-        fields[f"p{index}"] = (hints[parameter.name], field)
-    return pydantic.create_model(
-        f"{function_name}_arguments",
-        __config__=pydantic.ConfigDict(extra="forbid"),
-        **fields,
     )
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from mcpgen.api import generate_openapi
-from mcpgen.clients.lint import PAGES_TARGET, page_count
+from mcpgen.clients.lint import page_count
+from mcpgen.runtime.paging import PAGES_TARGET
 from mcpgen.config import Options
 from mcpgen.diagnostics import Level
 from tests.e2e.conftest import http_server, server_env

@@ -316,7 +316,7 @@ def test_generation_reports_only_the_skipped_function(sample: Generated) -> None
 def test_module_target_is_imported_by_name_not_copied(module_target: Generated) -> None:
     src = module_target.out / "src" / MODULE_PACKAGE
     assert not (src / "source").exists()
-    assert "'stockroom.shifts'" in (src / "functions.py").read_text().replace('"', "'")
+    assert "'stockroom.shifts'" in (src / "project.py").read_text().replace('"', "'")
 
 
 # -- tools/list ------------------------------------------------------------------

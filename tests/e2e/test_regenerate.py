@@ -144,7 +144,7 @@ def test_regeneration_keeps_user_code_and_reports_changes(project: Path, upstrea
         f.write(HOOKS_EDIT)
     with (pkg / "custom_tools.py").open("a") as f:
         f.write(CUSTOM_TOOL)
-    config = pkg / "config.py"
+    config = pkg / "runtime" / "guard.py"  # the runtime copy is covered by the manifest too
     config.write_text(config.read_text() + "\n# my local tweak\n")
     (project.parent / "spec.yaml").write_text(yaml.safe_dump(spec_v2()))
     user_files = {p: (pkg / p).read_bytes() for p in ("hooks.py", "custom_tools.py")}
@@ -153,14 +153,14 @@ def test_regeneration_keeps_user_code_and_reports_changes(project: Path, upstrea
     before = snapshot(project)
     code, out, err = run("regenerate", str(project))
     assert code == 1
-    assert "config.py: edited since it was generated" in err
+    assert "runtime/guard.py: edited since it was generated" in err
     assert snapshot(project) == before
 
     # --check: exit 1, says what would change, writes nothing.
     code, out, err = run("regenerate", str(project), "--check", "--report", "json")
     assert code == 1
     assert f"update src/{PACKAGE}/server.py" not in err  # the templates did not change
-    assert f"delete src/{PACKAGE}/models/legacy.py" in err and f"conflict src/{PACKAGE}/config.py" in err
+    assert f"delete src/{PACKAGE}/models/legacy.py" in err and f"conflict src/{PACKAGE}/runtime/guard.py" in err
     assert snapshot(project) == before
     report = json.loads(out)
     found = {(c["tool"], c["change"]): c for c in report["changes"]}
@@ -176,7 +176,7 @@ def test_regeneration_keeps_user_code_and_reports_changes(project: Path, upstrea
     assert code == 0, err
     assert f"update src/{PACKAGE}/tools.json" in err and f"delete src/{PACKAGE}/models/legacy.py" in err
     assert "Up to date" not in err
-    assert "# my local tweak" in (pkg / "config.py.orig").read_text()
+    assert "# my local tweak" in (pkg / "runtime" / "guard.py.orig").read_text()
     assert "# my local tweak" not in config.read_text()
     assert not (pkg / "models" / "legacy.py").exists()  # untouched and no longer generated
     assert {p: (pkg / p).read_bytes() for p in user_files} == user_files
@@ -191,7 +191,7 @@ def test_regeneration_keeps_user_code_and_reports_changes(project: Path, upstrea
 
 
 async def test_regenerated_server_serves_custom_tools_and_runs_hooks(project: Path, upstream: Upstream) -> None:
-    if not (project / "src" / PACKAGE / "config.py.orig").exists():
+    if not (project / "src" / PACKAGE / "runtime" / "guard.py.orig").exists():
         pytest.skip("runs after the regeneration test")  # pytest keeps file order; never skipped in a full run
     env = dict(get_default_environment())
     env.update(PYTHONPATH=str(project / "src"), PYTHONUNBUFFERED="1", SHOP_BASE_URL=upstream.base_url)

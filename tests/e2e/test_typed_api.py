@@ -16,7 +16,8 @@ from .upstream import PET_1, Upstream
 
 TYPED_CALLS = """
 import asyncio, json, sys
-from petstore_mcp import operations, upstream
+from petstore_mcp import operations
+from petstore_mcp.runtime import upstream
 report = {"models_after_import": sorted(m for m in sys.modules if m.startswith("petstore_mcp.models"))}
 
 async def main():

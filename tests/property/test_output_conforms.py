@@ -87,8 +87,8 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     # Each repaired result logs a warning; the assertion messages say more, and say it once.
     logging.getLogger(package).setLevel(logging.ERROR)
     try:
-        server = importlib.import_module(f"{package}.server")
-        yield Runtime(server, importlib.import_module(f"{package}.redact"), root, itertools.count())
+        server = importlib.import_module(f"{package}.runtime.app")
+        yield Runtime(server, importlib.import_module(f"{package}.runtime.redact"), root, itertools.count())
     finally:
         sys.path.remove(str(src))
         for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:

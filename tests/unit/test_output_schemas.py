@@ -8,7 +8,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpgen.clients.lint import CLIENT_MAX_PAGES, MAX_PAGE_BYTES, page_count, page_count_notes
+from mcpgen.clients.lint import CLIENT_MAX_PAGES, page_count, page_count_notes
+from mcpgen.runtime.paging import MAX_PAGE_BYTES
 from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
     MIN_SUBSCHEMAS,

@@ -5,26 +5,24 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.metadata
-import inspect
 import os
 import subprocess
 import sys
 import textwrap
-import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-import black
-import jinja2
 import jsonschema
 import pytest
 
 from mcpgen.diagnostics import Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, Project, PythonCall
-from mcpgen.rendering.render import pyentry
 from mcpgen.schema.output import with_content_id
+from mcpgen.runtime import functions as runtime_functions
+from mcpgen.runtime import project as runtime_project
+from mcpgen.runtime.project import Project as RuntimeProject
 from mcpgen.sources import python as python_source
 from mcpgen.sources.python import parse_python
 
@@ -726,21 +724,6 @@ def fail(message: str) -> None:
 '''
 
 
-def render_functions(project: Project) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters["pyrepr"] = repr
-    env.filters["ident"] = lambda value: value
-    env.filters["pyentry"] = pyentry
-    text = env.get_template("src/functions.py.j2").render(project=project, tools=[t for t in project.tools if t.call])
-    return black.format_str(text, mode=black.Mode(line_length=100))
-
-
 @dataclasses.dataclass
 class Generated:
     project: Project
@@ -750,7 +733,7 @@ class Generated:
 
 @pytest.fixture
 def generated(tmp_path: Path) -> Iterator[Generated]:
-    """The rendered functions.py and the copied module, as an importable package."""
+    """The copied module as an importable package, served by the runtime at source."""
     source = tmp_path / "kit.py"
     source.write_text(KIT)
     project, _ = parse(source, name=f"kit {tmp_path.name}")  # a package name unique to this test
@@ -758,15 +741,19 @@ def generated(tmp_path: Path) -> Iterator[Generated]:
     package = root / project.package
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
-    (package / "functions.py").write_text(render_functions(project))
     for relative, text in project.copied_files:
         (package / relative).parent.mkdir(exist_ok=True)
         (package / relative).write_text(text)
     sys.path.insert(0, str(root))
+    calls = {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call}
+    runtime_project.install(
+        RuntimeProject(package=project.package, name="kit", title="Kit", version="1", command="kit-mcp",
+                       env_prefix="KIT", source="python", functions=calls)
+    )
     try:
-        functions = importlib.import_module(f"{project.package}.functions")
-        yield Generated(project, package, functions)
+        yield Generated(project, package, runtime_functions)
     finally:
+        runtime_project._installed.clear()
         sys.path.remove(str(root))
         for name in [m for m in sys.modules if m == project.package or m.startswith(project.package + ".")]:
             del sys.modules[name]
@@ -816,34 +803,3 @@ def test_function_errors_propagate_and_unknown_tools_raise_keyerror(generated: G
         call(generated, "fail", {"message": "out of stock"})
     with pytest.raises(KeyError):
         call(generated, "nope", {})
-
-
-def test_runtime_model_matches_the_generation_model(generated: Generated) -> None:
-    """The generated file mirrors `arguments_model`: same fields, aliases, defaults, config."""
-    module = importlib.import_module(f"{generated.project.package}.source.kit")
-    for t in generated.project.tools:
-        fn = getattr(module, t.call.function)
-        hints = typing.get_type_hints(fn, include_extras=True)
-        expected = python_source.arguments_model(
-            t.call.function, list(inspect.signature(fn).parameters.values()), hints
-        )
-        runtime = generated.functions._prepare(t.name).arguments
-        assert runtime.model_json_schema() == expected.model_json_schema()
-        assert set(t.input_schema["properties"]) == set(expected.model_json_schema()["properties"])
-
-
-def test_rendered_functions_py_passes_mypy_strict_and_ruff(generated: Generated, tmp_path: Path) -> None:
-    target = generated.root / "functions.py"
-    ruff = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--isolated", str(target)], capture_output=True, text=True, check=False
-    )
-    assert ruff.returncode == 0, ruff.stdout
-    mypy = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / ".mypy"), str(target)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=generated.root.parent,
-    )
-    assert mypy.returncode == 0, mypy.stdout
-    assert render_functions(generated.project) == target.read_text()  # black-stable, deterministic
