@@ -253,8 +253,9 @@ def current() -> Settings:
 
 def _relevant(project: Project, environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     head = project.env_prefix + "_"
-    credentials = credential_variables(project)
-    return tuple((k, v) for k, v in environ.items() if k.startswith(head) or k in credentials)
+    # The variables PREFIX_REDACT lists too: `redact` works its secrets out once per settings object.
+    watched = {*credential_variables(project), *_list("", environ.get(head + "REDACT", ""))}
+    return tuple((k, v) for k, v in environ.items() if k.startswith(head) or k in watched)
 
 
 # -- value parsers: (variable, raw text) -> value, or SettingsError saying what is expected
