@@ -122,7 +122,7 @@ def test_pages_are_bounded_by_bytes() -> None:
     mb = 600_000
     assert paging.page_end(0, 10, 10, [mb] * 10) == 3  # a fourth item would pass 2,000,000 bytes
     assert paging.page_end(3, 10, 10, [mb] * 10) == 6
-    assert paging.page_end(0, 3, 10, [3 * mb, 1, 1]) == 1  # the first item always goes
+    assert paging.page_end(0, 3, 10, [5 * mb, 1, 1]) == 1  # the first item always goes, even alone over the bound
     assert paging.page_end(0, 10, 10, [1] * 10) == 10
     exact = [1_000_000, 1_000_000, 1]
     assert paging.page_end(0, 3, 10, exact) == 2  # 2,000,000 is allowed, one byte more is not
