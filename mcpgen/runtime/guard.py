@@ -92,7 +92,7 @@ SERVER = ""  # the server-wide bucket's key (no tool is named "")
 def _bucket(key: str, rate: settings.Rate | None) -> _Bucket | None:
     if rate is None:
         return None
-    if key not in _buckets:
+    if key not in _buckets or _buckets[key].rate != rate:  # a changed setting starts afresh
         _buckets[key] = _Bucket(rate)
     return _buckets[key]
 

@@ -92,7 +92,8 @@ def strip_controls(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    return strip_controls(redact_text(text))
+    # Stripped first, so that `se\x00cret` cannot slip past redaction and become `secret`.
+    return redact_text(strip_controls(text))
 
 
 def clean_value(value: Any) -> Any:

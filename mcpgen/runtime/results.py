@@ -120,6 +120,8 @@ def conform(instance: Any, validator: Any) -> tuple[Any, list[str]]:
         for error in errors:
             message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
             problems.append(f"{_json_path(list(error.absolute_path))}: {message}")
+        if any(not error.absolute_path for error in errors):
+            break  # the root fails: only `{}` is left to try (not the same error 20 times)
         work = _without(work, [tuple(error.absolute_path) for error in errors])
     return ({} if validator.is_valid({}) else None), problems
 

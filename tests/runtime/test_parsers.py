@@ -12,7 +12,6 @@ import pytest
 from mcpgen.runtime.project import Project
 
 
-
 @pytest.fixture
 def runtime(project: Project) -> dict[str, ModuleType]:
     from mcpgen.runtime import guard, redact, settings, transport
