@@ -23,7 +23,7 @@ def fresh(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(variable, raising=False)
 
 
-def test_secret_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secret_variables(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in {
         "PETSTORE_DB_PASSWORD": "pw-1", "PETSTORE_GITHUB_TOKEN": "t-1", "PETSTORE_CLIENT_SECRET": "s-1",
         "PETSTORE_PRIVATE_KEY": "p-1", "PETSTORE_STRIPE_API_KEY": "k-1", "PETSTORE_PAGE_SIZE": "5",
@@ -31,7 +31,10 @@ def test_secret_variables(monkeypatch: pytest.MonkeyPatch) -> None:
         "OTHER_TOKEN": "not ours", "PETSTORE_REDACT": "MY_VAR, OTHER_SERVICE_KEY",
     }.items():
         monkeypatch.setenv(name, value)
-    names = redact.secret_env_vars()
+    import os
+
+    current = settings.current()
+    names = settings.secret_variables(project, os.environ, current.redact)
     assert names[:4] == [  # the project's own first, usernames left out
         "PETSTORE_API_KEY", "PETSTORE_ADMIN_AUTH_PASSWORD", "PETSTORE_MCP_TOKEN", "PETSTORE_CLIENT_SECRET"
     ]
