@@ -75,7 +75,7 @@ def child_generate(spec: str, output: str) -> None:
     """Run the real pipeline once with a timer around each stage; print JSON."""
     import mcpgen.sources.openapi.parser as openapi_source
     from mcpgen import api
-    from mcpgen.config import Options
+    from mcpgen.options import Options
     from mcpgen.diagnostics import Level
 
     spent: dict[str, float] = dict.fromkeys(STAGES, 0.0)

@@ -117,7 +117,7 @@ def read_list(path: Path) -> list[str]:
 
 def run_one(root: Path, spec: str, workdir: Path, mypy: bool) -> Outcome:
     from mcpgen import api
-    from mcpgen.config import Options
+    from mcpgen.options import Options
     from mcpgen.diagnostics import GenerationError, Level
 
     outcome = Outcome(spec)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from mcpgen.config import PromptSpec
+from mcpgen.options import PromptSpec
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.ir import Project, Prompt, PromptArgument, PromptMessage
 

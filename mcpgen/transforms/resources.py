@@ -13,7 +13,7 @@ import fnmatch
 import re
 from urllib.parse import quote
 
-from mcpgen.config import ResourceSpec, RouteRule
+from mcpgen.options import ResourceSpec, RouteRule
 from mcpgen.diagnostics import Diagnostic, Diagnostics, Level
 from mcpgen.ir import Origin, Project, Resource, Tool
 

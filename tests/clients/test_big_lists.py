@@ -16,7 +16,7 @@ import pytest
 
 from mcpgen.api import generate_openapi
 from mcpgen.clients.lint import PAGES_TARGET, page_count
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.diagnostics import Level
 from tests.e2e.conftest import http_server, server_env
 

@@ -34,7 +34,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.tool_name_validation import validate_tool_name
 
 from mcpgen.api import Result, generate_python
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.diagnostics import Level
 
 REPO = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from mcpgen import api
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.diagnostics import Diagnostic
 from mcpgen.ir import Project
 from mcpgen.rendering.render import render_project

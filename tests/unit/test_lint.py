@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from mcpgen.api import build_openapi, generate_openapi
 from mcpgen.cli import app
 from mcpgen.clients import lint, profiles
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.ir import Annotations, Origin, Project, Tool
 from mcpgen.rendering.render import wire_tool
 

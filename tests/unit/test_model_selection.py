@@ -10,7 +10,7 @@ from typing import Any
 import black
 import pytest
 
-from mcpgen.config import OperationFilter
+from mcpgen.options import OperationFilter
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.models.generate import generate_models, used_schemas
 from mcpgen.models.style import black_style, is_black_formatted

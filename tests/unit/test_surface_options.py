@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpgen import api
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.diagnostics import GenerationError
 
 PETSTORE = Path(__file__).resolve().parents[2] / "samples" / "petstore.yaml"

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urljoin
 from pydantic import ValidationError
 
 from mcpgen import naming
-from mcpgen.config import OperationFilter
+from mcpgen.options import OperationFilter
 from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
 from mcpgen.ir import (
     Annotations,
@@ -410,7 +410,7 @@ class _Parser:
                 op_id = node.get("operationId")
                 if not _selected(self.options.filters, path, method, node):
                     deprecated += node.get("deprecated") is True and _selected(
-                        replace(self.options.filters, include_deprecated=True), path, method, node
+                        self.options.filters.model_copy(update={"include_deprecated": True}), path, method, node
                     )
                     continue
                 wanted = op_id if isinstance(op_id, str) and op_id.strip() else f"{method}_{path}"
