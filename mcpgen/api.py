@@ -359,9 +359,9 @@ def _first_project_file(kind: str, target: str, options: Options, output: Path) 
 
 
 __all__ = [
+    "PASSES",
     "Conflicts",
     "OutputExists",
-    "PASSES",
     "Result",
     "build_openapi",
     "build_python",

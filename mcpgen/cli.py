@@ -13,6 +13,8 @@ from pydantic import ValidationError
 
 from mcpgen import __version__, api, naming
 from mcpgen.clients import lint
+from mcpgen.diagnostics import Diagnostic, GenerationError, Level
+from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 from mcpgen.options import (
     CLIENT_PROFILES,
     DEFAULT_MAX_RESPONSE_CHARS,
@@ -23,8 +25,6 @@ from mcpgen.options import (
     Options,
     problems,
 )
-from mcpgen.diagnostics import Diagnostic, GenerationError, Level
-from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 from mcpgen.project import changes
 from mcpgen.writer import OutputExists
 

@@ -14,7 +14,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,7 @@ class ProjectFile:
     source_kind: SourceKind
     source: str  # OpenAPI file or Python file relative to the project, or a module name
     workdir: str | None = None  # Python module targets: the sys.path entry, relative to the project
-    options: Options = Options()  # as recorded: no output, no force
+    options: Options = field(default_factory=Options)  # as recorded: no output, no force
     mcpgen_version: str = __version__
 
     def source_target(self, project_dir: Path) -> str:
@@ -311,8 +311,8 @@ class _Reader:
             if len(rest) > 1:
                 parts += ["annotations", rest[1]] if rest[1] in ANNOTATION_HINTS else [rest[1]]
         elif head == "routes" and len(rest) > 1:
-            field = str(rest[1])
-            parts = ["routes", rest[0], "as"] if field == "action" else ["routes", rest[0], "match", _ROUTE_FIELDS[field]]
+            name = str(rest[1])
+            parts = ["routes", rest[0], "as"] if name == "action" else ["routes", rest[0], "match", _ROUTE_FIELDS[name]]
         elif head == "routes":
             parts = ["routes", *rest]
         elif head == "prompts" and len(rest) > 3 and rest[1] == "messages":
@@ -425,9 +425,9 @@ def toml_line_resolver(text: str) -> Callable[[str], int | None]:
             continue
         array = _ARRAY_HEADER.match(line)
         if array:
-            key = tuple(_key_parts(array.group(1)))
-            counts[key] = counts.get(key, -1) + 1
-            table = [*key, str(counts[key])]
+            array_key = tuple(_key_parts(array.group(1)))
+            counts[array_key] = counts.get(array_key, -1) + 1
+            table = [*array_key, str(counts[array_key])]
             lines.setdefault(tuple(table), number)
             continue
         header = _HEADER.match(line)

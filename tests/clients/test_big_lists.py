@@ -16,8 +16,8 @@ import pytest
 
 from mcpgen.api import generate_openapi
 from mcpgen.clients.lint import PAGES_TARGET, page_count
-from mcpgen.options import Options
 from mcpgen.diagnostics import Level
+from mcpgen.options import Options
 from tests.e2e.conftest import http_server, server_env
 
 from .harness import inspector, portability, run_client

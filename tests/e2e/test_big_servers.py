@@ -22,8 +22,8 @@ from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_cl
 
 from mcpgen.api import generate_openapi, generate_python
 from mcpgen.clients import lint
-from mcpgen.options import Options
 from mcpgen.diagnostics import Level
+from mcpgen.options import Options
 
 from . import upstream as canned
 from .conftest import PACKAGE, PETSTORE, REPO, server_env, shared_env

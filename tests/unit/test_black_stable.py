@@ -17,9 +17,9 @@ import black
 import pytest
 
 from mcpgen import api
-from mcpgen.options import Options, PromptArgumentSpec, PromptMessageSpec, PromptSpec, ResourceSpec
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.ir import Project
+from mcpgen.options import Options, PromptArgumentSpec, PromptMessageSpec, PromptSpec, ResourceSpec
 from mcpgen.rendering.render import environment, pyassign, pyentry, render_project, render_user_files
 from mcpgen.rendering.scaffold import _FILES, _context, project_names
 from mcpgen.transforms.prompts import apply_prompts

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.options import OperationFilter, Options, ToolOverride
 from mcpgen.diagnostics import GenerationError
+from mcpgen.options import OperationFilter, Options, ToolOverride
 from mcpgen.project.changes import Served, compare, pair_tools
 from mcpgen.project.manifest import Manifest, digest, with_header
 from mcpgen.project.project_file import ProjectFile, read_project_file, render_project_file, toml_line_resolver

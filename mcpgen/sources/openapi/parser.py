@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin
@@ -17,7 +17,6 @@ from urllib.parse import unquote, urljoin
 from pydantic import ValidationError
 
 from mcpgen import naming
-from mcpgen.options import OperationFilter
 from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
 from mcpgen.ir import (
     Annotations,
@@ -34,6 +33,7 @@ from mcpgen.ir import (
     Tool,
 )
 from mcpgen.models.generate import ModelIndex, ModelJob, start_models
+from mcpgen.options import OperationFilter
 from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
 from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
