@@ -158,7 +158,7 @@ def _table(header: str, entries: dict[str, object]) -> str:
 
 def _given(**entries: object) -> dict[str, object]:
     """Entries other than None, empty and the default "" / False."""
-    return {k: v for k, v in entries.items() if v is not None and v != () and v != "" and v is not False}
+    return {k: v for k, v in entries.items() if v not in (None, (), [], "", False)}
 
 
 def _prompt_table(prompt: PromptSpec) -> str:
