@@ -21,6 +21,7 @@ from mcpgen.options import (
     PromptArgumentSpec,
     PromptMessageSpec,
     PromptSpec,
+    ResourceSpec,
     RouteRule,
     ToolOverride,
 )
@@ -163,3 +164,61 @@ def test_project_file_problems_are_located(tmp_path: Path, text: str, message: s
     found = [d for d in caught.value.diagnostics if d.message.startswith(message)]
     assert found, [str(d) for d in caught.value.diagnostics]
     assert (found[0].line, found[0].file.endswith("mcpgen.toml")) == (line, True)
+
+
+MODULE = '''"""Inventory."""
+
+ITEMS = {"A-1": 3, "B-2": 50}
+
+
+def count(sku: str) -> int:
+    """How many of SKU."""
+    return ITEMS[sku]
+
+
+def catalogue() -> str:
+    """Every SKU, one per line."""
+    return "\\n".join(ITEMS)
+
+
+def draft(topic: str) -> str:
+    """A note about TOPIC."""
+    return f"Write about {topic}."
+
+
+def _private() -> None:
+    pass
+
+
+def restock(sku: str, qty: int) -> int:
+    """Add QTY of SKU."""
+    return ITEMS[sku] + qty
+'''
+
+
+def test_python_source_takes_the_same_paths(tmp_path: Path) -> None:
+    module = tmp_path / "inventory.py"
+    module.write_text(MODULE)
+    flagged = Options(name="stock", exclude=("restock",), tool_mode="dynamic", page_size=3, client_profile="gemini")
+    flags = ["--name", "stock", "--exclude", "restock", "--tool-mode", "dynamic", "--page-size", "3",
+             "--client-profile", "gemini"]  # fmt: skip
+    full = flagged.model_copy(
+        update={
+            "resource_functions": (ResourceSpec(function="catalogue", uri="stock://skus", mime_type="text/plain"),),
+            "prompts": (PromptSpec(name="note", title="A note", function="draft"),),
+            "overrides": (ToolOverride(key="count", description="Units in stock."),),
+        }
+    )
+    _mcpgen("from-python", module, "-o", tmp_path / "cli", *flags)
+    api.generate_python(str(module), flagged.model_copy(update={"output": tmp_path / "api"}))
+    _assert_same_tree(tmp_path / "cli", tmp_path / "api")
+
+    result = api.generate_python(str(module), full.model_copy(update={"output": tmp_path / "full"}))
+    assert [t.name for t in result.project.tools] == ["count"]
+    assert result.project.tools[0].description == "Units in stock."
+    assert [p.name for p in result.project.prompts] == ["note"]
+    assert [r.uri for r in result.project.resources] == ["stock://skus"]
+    assert read_project_file(tmp_path / "full")[0].options == full
+    shutil.copy(tmp_path / "full" / "mcpgen.toml", tmp_path / "cli" / "mcpgen.toml")
+    _mcpgen("regenerate", tmp_path / "cli")
+    _assert_same_tree(tmp_path / "full", tmp_path / "cli")
