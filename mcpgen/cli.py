@@ -126,7 +126,8 @@ def _options(**given: object) -> Options:
     except ValidationError as exc:
         problem = problems(exc)[0]
         flag = _FLAGS.get(tuple(problem.loc[:2]), "--" + str(problem.loc[0]).replace("_", "-"))  # type: ignore[arg-type]
-        raise typer.BadParameter(problem.message, param_hint=flag) from None
+        message = f"{problem.message} ({problem.hint})" if problem.hint else problem.message
+        raise typer.BadParameter(message, param_hint=flag) from None
 
 
 def _version(value: bool) -> None:

@@ -222,3 +222,10 @@ def test_python_source_takes_the_same_paths(tmp_path: Path) -> None:
     shutil.copy(tmp_path / "full" / "mcpgen.toml", tmp_path / "cli" / "mcpgen.toml")
     _mcpgen("regenerate", tmp_path / "cli")
     _assert_same_tree(tmp_path / "full", tmp_path / "cli")
+
+
+def test_client_profiles_are_the_linted_clients() -> None:
+    from mcpgen.clients.lint import CLIENTS
+    from mcpgen.options import CLIENT_PROFILES
+
+    assert CLIENT_PROFILES == tuple(CLIENTS)
