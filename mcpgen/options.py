@@ -220,7 +220,7 @@ class PromptSpec(_Model):
 class Options(_Model):
     """Everything one generation is asked; the CLI, mcpgen.toml and the library API all build this."""
 
-    output: Path | None = None  # default: ./<name>-mcp
+    output: Annotated[Path | None, Field(strict=False)] = None  # default: ./<name>-mcp (a str is taken too)
     name: Annotated[str | None, _expect("a string")] = None
     force: bool = False
     max_name_length: Annotated[
