@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from mcpgen.api import generate_openapi  # imports after the sys.path set-up above
-from mcpgen.config import Options
+from mcpgen.options import Options
 from tests.clients.harness import CLIENTS, TS_PACKAGES, inspector, portability, run_client
 from tests.clients.messy_upstream import GITHUB_PREFIX, MessyUpstream
 from tests.e2e.conftest import http_server, server_env

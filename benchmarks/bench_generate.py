@@ -75,8 +75,8 @@ def child_generate(spec: str, output: str) -> None:
     """Run the real pipeline once with a timer around each stage; print JSON."""
     import mcpgen.sources.openapi.parser as openapi_source
     from mcpgen import api
-    from mcpgen.config import Options
     from mcpgen.diagnostics import Level
+    from mcpgen.options import Options
 
     spent: dict[str, float] = dict.fromkeys(STAGES, 0.0)
     # Models are generated in a forked process while tools are converted (big specs):

@@ -49,7 +49,7 @@ def main() -> None:
     logging.disable(logging.WARNING)  # the server logs each straying result
 
     from mcpgen.api import generate_openapi
-    from mcpgen.config import Options
+    from mcpgen.options import Options
 
     out = Path(tempfile.mkdtemp()) / "rtlab-mcp"
     generate_openapi(REPO / "tests" / "e2e" / "runtime_lab.yaml", Options(output=out, force=True, name="rtlab", models=False))

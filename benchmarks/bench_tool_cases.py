@@ -18,7 +18,7 @@ from pathlib import Path
 import jsonschema
 
 from mcpgen.api import build_openapi
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.rendering.project_tests import tool_cases
 
 LIST = Path("/work/shared/corpus/public.txt")

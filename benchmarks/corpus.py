@@ -117,8 +117,8 @@ def read_list(path: Path) -> list[str]:
 
 def run_one(root: Path, spec: str, workdir: Path, mypy: bool) -> Outcome:
     from mcpgen import api
-    from mcpgen.config import Options
     from mcpgen.diagnostics import GenerationError, Level
+    from mcpgen.options import Options
 
     outcome = Outcome(spec)
     output = workdir / re.sub(r"[^A-Za-z0-9]+", "_", spec).strip("_")

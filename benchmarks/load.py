@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from mcpgen.api import generate_openapi
-from mcpgen.config import Options
+from mcpgen.options import Options
 from tests.e2e.conftest import free_port, wait_for_port
 from tests.e2e.faults import FaultyUpstream
 

@@ -20,7 +20,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.client.stdio import get_default_environment
 
 from mcpgen.api import generate_openapi
-from mcpgen.config import DEFAULT_PAGE_SIZE, Options
+from mcpgen.options import DEFAULT_PAGE_SIZE, Options
 
 DEFAULT_SPEC = Path("/work/.corpus/node_modules/@octokit/openapi/generated/api.github.com.json")
 

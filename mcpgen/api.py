@@ -1,5 +1,9 @@
 """Library entry points: `generate_openapi` / `generate_python` (a first generation) and
-`regenerate` (an existing project, from its mcpgen.toml) run the whole pipeline."""
+`regenerate` (an existing project, from its mcpgen.toml) run the whole pipeline.
+
+Both run the same `PASSES` over the parsed project, so the options given to a first
+generation are applied, and recorded in mcpgen.toml, exactly as `regenerate` applies them.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from mcpgen import __version__, naming
-from mcpgen.config import Options
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Project
+from mcpgen.options import Options, SourceKind, source_problems
 from mcpgen.project.changes import Change, Served, compare, served, tool_identity
 from mcpgen.project.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
 from mcpgen.project.project_file import (
@@ -30,6 +34,11 @@ from mcpgen.transforms import resources
 from mcpgen.transforms.overrides import apply_overrides
 from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree
+
+if TYPE_CHECKING:
+    from mcpgen.sources.openapi.parser import OpenApiOptions
+
+OPTIONS = "options"  # where a first generation's option problems point (there is no mcpgen.toml yet)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,15 +62,24 @@ class Conflicts(Exception):
         super().__init__("\n".join(c.describe() for c in result.plan.blocking))
 
 
+def openapi_options(options: Options) -> OpenApiOptions:
+    """The OpenAPI parser's narrow view of the options (the only place it is made)."""
+    from mcpgen.sources.openapi.parser import OpenApiOptions
+
+    return OpenApiOptions(
+        name=options.name,
+        max_name_length=options.max_name_length,
+        models=options.models,
+        filters=options.filters,
+        allow_remote_refs=options.allow_remote_refs,
+    )
+
+
 def build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic]]:
-    from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
+    from mcpgen.sources.openapi.parser import parse_openapi
 
     diagnostics = Diagnostics(file=str(spec))
-    project = parse_openapi(
-        spec,
-        OpenApiOptions(options.name, options.max_name_length, options.models, options.filters, options.allow_remote_refs),
-        diagnostics,
-    )
+    project = parse_openapi(spec, openapi_options(options), diagnostics)
     return project, diagnostics.items
 
 
@@ -86,13 +104,26 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
 
 
 def generate_openapi(spec: Path, options: Options) -> Result:
+    _check_source(options, "openapi")
     project, diagnostics = build_openapi(spec, options)
     return emit(project, diagnostics, options, lambda output: _first_project_file("openapi", str(spec), options, output))
 
 
 def generate_python(target: str, options: Options) -> Result:
+    _check_source(options, "python")
     project, diagnostics = build_python(target, options)
     return emit(project, diagnostics, options, lambda output: _first_project_file("python", target, options, output))
+
+
+def _check_source(options: Options, kind: SourceKind) -> None:
+    """Options this kind of source cannot use are an error, not silently dropped."""
+    found = source_problems(options, kind)
+    if found:
+        where = Diagnostics(file=OPTIONS)
+        for problem in found:
+            key = ".".join(map(str, problem.loc))
+            where.error(f"{key}: {problem.message}", key, problem.hint)
+        raise GenerationError(where.items)
 
 
 def emit(
@@ -101,13 +132,14 @@ def emit(
     options: Options,
     project_file: Callable[[Path], ProjectFile] | None = None,
 ) -> Result:
-    """Render, format and write a first generation; errors stop before anything is written.
+    """Run the passes, render, format and write a first generation; errors stop before
+    anything is written.
 
     Into a new or empty directory the tree is swapped in whole. An existing directory is
     only written with `force`, and then like a regeneration: files the user changed are
     kept as `.orig` copies, files mcpgen does not generate are left alone.
     """
-    project, diagnostics = shape_surface(project, diagnostics, options)
+    project, diagnostics = run_passes(project, diagnostics, options, Diagnostics(file=OPTIONS))
     if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
     output = options.output or Path.cwd() / naming.distribution_name(project.name)
@@ -137,7 +169,7 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
     (unless `force`, which keeps a `.orig` copy). `check` computes everything, writes nothing."""
     project_dir = project_dir.resolve()
     project_file, toml_diagnostics = read_project_file(project_dir)
-    options = project_file.options(project_dir, force)
+    options = project_file.options.model_copy(update={"output": project_dir, "force": force})
     target = project_file.source_target(project_dir)
     if (project_file.source_kind == "openapi" or target.endswith(".py")) and not Path(target).is_file():
         key = f"source.{project_file.source_kind}"
@@ -150,13 +182,8 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
         project, diagnostics = build_python(target, options, search_path)
     if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
-    project = apply_overrides(project, options.overrides, toml_diagnostics)
-    project = resources.apply_routes(project, options.routes, toml_diagnostics)
-    project = resources.bind_functions(project, options.resource_functions, toml_diagnostics)
-    project = apply_prompts(project, options.prompts, toml_diagnostics)
-    diagnostics = [*diagnostics, *toml_diagnostics.items]
-    project, diagnostics = shape_surface(project, diagnostics, options)
-    if toml_diagnostics.has_errors:
+    project, diagnostics = run_passes(project, diagnostics, options, toml_diagnostics)
+    if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
     if project_file.mcpgen_version and project_file.mcpgen_version != __version__:
         diagnostics.append(
@@ -186,30 +213,94 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
     return Result(project, project_dir, generated, diagnostics, the_plan, changes, backups, pending=True)
 
 
-def shape_surface(
-    project: Project, diagnostics: list[Diagnostic], options: Options
-) -> tuple[Project, list[Diagnostic]]:
-    """What the server advertises: client profile, tool mode, page size; tool-count warnings."""
-    from mcpgen.clients import lint, profiles
+# -- passes: what the options change in a parsed project, in order ---------------------------
+# Each takes the project, the options and the options' collector (mcpgen.toml's when
+# regenerating, so its problems point into that file) and returns the changed project.
 
-    diagnostics = list(diagnostics)
-    if options.resources:
-        project, notes = resources.derive(project)  # before a profile renames the tools
-        diagnostics += notes
-    if options.client_profile:
-        project, notes = profiles.apply(project, options.client_profile)
-        diagnostics += notes
-    mode: Literal["static", "dynamic"] = "dynamic" if options.tool_mode == "dynamic" else "static"
+Pass = Callable[[Project, Options, Diagnostics], Project]
+
+
+def apply_tool_overrides(project: Project, options: Options, notes: Diagnostics) -> Project:
+    return apply_overrides(project, options.overrides, notes)
+
+
+def route_operations(project: Project, options: Options, notes: Diagnostics) -> Project:
+    return resources.apply_routes(project, options.routes, notes)
+
+
+def bind_resources(project: Project, options: Options, notes: Diagnostics) -> Project:
+    return resources.bind_functions(project, options.resource_functions, notes)
+
+
+def add_prompts(project: Project, options: Options, notes: Diagnostics) -> Project:
+    return apply_prompts(project, options.prompts, notes)
+
+
+def derive_resources(project: Project, options: Options, notes: Diagnostics) -> Project:
+    """`--resources`: before a profile renames the tools."""
+    if not options.resources:
+        return project
+    project, found = resources.derive(project)
+    notes.items.extend(found)
+    return project
+
+
+def apply_client_profile(project: Project, options: Options, notes: Diagnostics) -> Project:
+    from mcpgen.clients import profiles
+
+    if not options.client_profile:
+        return project
+    project, found = profiles.apply(project, options.client_profile)
+    notes.items.extend(found)
+    return project
+
+
+def set_surface(project: Project, options: Options, notes: Diagnostics) -> Project:
+    """Tool mode, page size and result cap; in static mode, the tool-count warnings."""
+    from mcpgen.clients import lint
+
     project = dataclasses.replace(
-        project, tool_mode=mode, page_size=options.page_size, max_response_chars=options.max_response_chars
+        project, tool_mode=options.tool_mode, page_size=options.page_size, max_response_chars=options.max_response_chars
     )
-    if mode == "static":
+    if project.tool_mode == "static":
         warnings = lint.tool_count_notes(len(project.tools))
         if len(project.tools) > lint.CLIENT_MAX_PAGES:  # fewer tools cannot take more pages: skip the sizing
             sizes = [len(json.dumps(wire_tool(tool), ensure_ascii=False)) for tool in project.tools]
             warnings += lint.page_count_notes(sizes, project.page_size)
-        diagnostics += [Diagnostic(Level.WARNING, warning, project.source_file) for warning in warnings]
-    return project, diagnostics
+        notes.items.extend(Diagnostic(Level.WARNING, warning, project.source_file) for warning in warnings)
+    return project
+
+
+PASSES: tuple[Pass, ...] = (
+    apply_tool_overrides,
+    route_operations,
+    bind_resources,
+    add_prompts,
+    derive_resources,
+    apply_client_profile,
+    set_surface,
+)
+SURFACE_PASSES = PASSES[PASSES.index(derive_resources) :]  # what the server advertises
+
+
+def run_passes(
+    project: Project,
+    diagnostics: list[Diagnostic],
+    options: Options,
+    notes: Diagnostics,
+    passes: tuple[Pass, ...] = PASSES,
+) -> tuple[Project, list[Diagnostic]]:
+    """`project` after `passes`; the source's diagnostics, then those `notes` collected."""
+    for step in passes:
+        project = step(project, options, notes)
+    return project, [*diagnostics, *notes.items]
+
+
+def shape_surface(
+    project: Project, diagnostics: list[Diagnostic], options: Options
+) -> tuple[Project, list[Diagnostic]]:
+    """What the server advertises: resources, client profile, tool mode, page size; tool-count warnings."""
+    return run_passes(project, diagnostics, options, Diagnostics(file=OPTIONS), SURFACE_PASSES)
 
 
 def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]:
@@ -265,22 +356,12 @@ def _first_project_file(kind: str, target: str, options: Options, output: Path) 
         source_kind="openapi" if kind == "openapi" else "python",
         source=source,
         workdir=workdir,
-        name=options.name,
-        max_name_length=options.max_name_length,
-        models=options.models,
-        include=options.include,
-        exclude=options.exclude,
-        filters=options.filters,
-        tool_mode=options.tool_mode,
-        page_size=options.page_size,
-        max_response_chars=options.max_response_chars,
-        allow_remote_refs=options.allow_remote_refs,
-        client_profile=options.client_profile,
-        resources=options.resources,
+        options=options.recorded(),
     )
 
 
 __all__ = [
+    "PASSES",
     "Conflicts",
     "OutputExists",
     "Result",

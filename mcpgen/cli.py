@@ -1,4 +1,4 @@
-"""The `mcpgen` command: flags → Options → api; diagnostics printed, exit code set."""
+"""The `mcpgen` command: flags → `mcpgen.options.Options` → api; diagnostics printed, exit code set."""
 
 from __future__ import annotations
 
@@ -9,12 +9,22 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from pydantic import ValidationError
 
 from mcpgen import __version__, api, naming
 from mcpgen.clients import lint
-from mcpgen.config import DEFAULT_PAGE_SIZE, OperationFilter, Options
 from mcpgen.diagnostics import Diagnostic, GenerationError, Level
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
+from mcpgen.options import (
+    CLIENT_PROFILES,
+    DEFAULT_MAX_RESPONSE_CHARS,
+    DEFAULT_PAGE_SIZE,
+    DEFAULT_TOOL_MODE,
+    MIN_MAX_RESPONSE_CHARS,
+    TOOL_MODES,
+    Options,
+    problems,
+)
 from mcpgen.project import changes
 from mcpgen.writer import OutputExists
 
@@ -45,12 +55,8 @@ MaxNameOption = Annotated[
 ]
 
 
-class ToolMode(str, enum.Enum):
-    static = "static"
-    dynamic = "dynamic"
-
-
-ClientName = enum.Enum("ClientName", {name: name for name in lint.CLIENTS}, type=str)  # type: ignore[misc]
+ToolMode = enum.Enum("ToolMode", {mode: mode for mode in TOOL_MODES}, type=str)  # type: ignore[misc]
+ClientName = enum.Enum("ClientName", {name: name for name in CLIENT_PROFILES}, type=str)  # type: ignore[misc]
 LintClient = enum.Enum("LintClient", {name: name for name in (*lint.CLIENTS, "all")}, type=str)  # type: ignore[misc]
 
 
@@ -83,7 +89,7 @@ MaxResponseOption = Annotated[
     int,
     typer.Option(
         "--max-response-chars",
-        min=1_000,
+        min=MIN_MAX_RESPONSE_CHARS,
         help="Cut tool results longer than this, with a note (the server's <PREFIX>_MAX_RESPONSE_CHARS overrides).",
     ),
 ]
@@ -98,6 +104,30 @@ def _surface(
         "client_profile": client_profile.value if client_profile else None,
         "max_response_chars": max_response_chars,
     }
+
+
+# Flags by the option they set (where an Options field's flag is not `--<field>`).
+_FLAGS = {
+    ("filters", "include_tags"): "--tag",
+    ("filters", "exclude_tags"): "--exclude-tag",
+    ("filters", "include_operations"): "--operation",
+    ("filters", "exclude_operations"): "--exclude-operation",
+    ("filters", "include_paths"): "--path",
+    ("filters", "exclude_paths"): "--exclude-path",
+    ("filters", "methods"): "--method",
+    ("filters", "include_deprecated"): "--include-deprecated",
+}
+
+
+def _options(**given: object) -> Options:
+    """The flags as the options model; a value it refuses is a usage error naming the flag."""
+    try:
+        return Options.model_validate(given)
+    except ValidationError as exc:
+        problem = problems(exc)[0]
+        flag = _FLAGS.get(tuple(problem.loc[:2]), "--" + str(problem.loc[0]).replace("_", "-"))  # type: ignore[arg-type]
+        message = f"{problem.message} ({problem.hint})" if problem.hint else problem.message
+        raise typer.BadParameter(message, param_hint=flag) from None
 
 
 def _version(value: bool) -> None:
@@ -137,9 +167,9 @@ def from_openapi(
     include_deprecated: Annotated[
         bool, typer.Option("--include-deprecated", help="Also generate deprecated operations.")
     ] = False,
-    tool_mode: ToolModeOption = ToolMode.static,
+    tool_mode: ToolModeOption = ToolMode[DEFAULT_TOOL_MODE],
     page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
-    max_response_chars: MaxResponseOption = 100_000,
+    max_response_chars: MaxResponseOption = DEFAULT_MAX_RESPONSE_CHARS,
     client_profile: ClientProfileOption = None,
     resources: Annotated[
         bool,
@@ -157,23 +187,19 @@ def from_openapi(
     """Generate an MCP server package that calls the API SPEC describes.
 
     Filters are recorded in the project's mcpgen.toml, where they can be edited later."""
-    methods = tuple(m.upper() for m in method or ())
-    unknown = sorted(set(methods) - {"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
-    if unknown:
-        raise typer.BadParameter(f"unknown HTTP method {unknown[0]!r}", param_hint="--method")
-    filters = OperationFilter(
-        include_tags=tuple(tag or ()),
-        exclude_tags=tuple(exclude_tag or ()),
-        include_operations=tuple(operation or ()),
-        exclude_operations=tuple(exclude_operation or ()),
-        include_paths=tuple(path or ()),
-        exclude_paths=tuple(exclude_path or ()),
-        methods=methods,
-        include_deprecated=include_deprecated,
-    )
-    options = Options(
+    filters = {
+        "include_tags": tag or [],
+        "exclude_tags": exclude_tag or [],
+        "include_operations": operation or [],
+        "exclude_operations": exclude_operation or [],
+        "include_paths": path or [],
+        "exclude_paths": exclude_path or [],
+        "methods": method or [],
+        "include_deprecated": include_deprecated,
+    }
+    options = _options(
         output=output, name=name, force=force, max_name_length=max_name_length, models=models, filters=filters,
-        resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars),  # type: ignore[arg-type]
+        resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars),
         allow_remote_refs=allow_remote_refs,
     )
     _run(lambda: api.generate_openapi(spec, options), verbose)
@@ -192,21 +218,21 @@ def from_python(
     ] = None,
     force: ForceOption = False,
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
-    tool_mode: ToolModeOption = ToolMode.static,
+    tool_mode: ToolModeOption = ToolMode[DEFAULT_TOOL_MODE],
     page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
-    max_response_chars: MaxResponseOption = 100_000,
+    max_response_chars: MaxResponseOption = DEFAULT_MAX_RESPONSE_CHARS,
     client_profile: ClientProfileOption = None,
     verbose: VerboseOption = False,
 ) -> None:
     """Generate an MCP server package whose tools are TARGET's public functions."""
-    options = Options(
+    options = _options(
         output=output,
         name=name,
         force=force,
         max_name_length=max_name_length,
-        include=tuple(include or ()),
-        exclude=tuple(exclude or ()),
-        **_surface(tool_mode, page_size, client_profile, max_response_chars),  # type: ignore[arg-type]
+        include=include or [],
+        exclude=exclude or [],
+        **_surface(tool_mode, page_size, client_profile, max_response_chars),
     )
     _run(lambda: api.generate_python(target, options), verbose)
 

@@ -1,35 +1,42 @@
 """`mcpgen.toml`: the source and options a project was generated from, plus the user's
-filters and per-tool overrides. Written at the first generation, read by `regenerate`.
+filters, per-tool overrides, prompts, routes and resources. Written at the first
+generation, read by `regenerate`.
 
-Every key is checked: an unknown key or a value of the wrong type is a located error
-(file, key, line), never silently ignored.
+The options are `mcpgen.options.Options`: this module only maps the file's layout
+(`[options]`, `[filters]`, `[tools.<name>]`, `[[prompts]]`, `[[routes]]`, `[[resources]]`)
+onto the model and back. Every key is checked: an unknown key or a value of the wrong
+type is a located error (file, key, line), never silently ignored.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+
+from pydantic import ValidationError
 
 from mcpgen import __version__
-from mcpgen.clients.lint import CLIENTS
-from mcpgen.config import (
-    DEFAULT_PAGE_SIZE,
-    TOOL_MODES,
-    OperationFilter,
+from mcpgen.diagnostics import Diagnostics, GenerationError
+from mcpgen.options import (
+    ANNOTATION_HINTS,
+    OPENAPI_ONLY,
+    PYTHON_ONLY,
+    WRONG_SOURCE,
     Options,
-    PromptArgumentSpec,
-    PromptMessageSpec,
+    Problem,
     PromptSpec,
     ResourceSpec,
     RouteRule,
+    SourceKind,
     ToolOverride,
+    problems,
+    source_problems,
 )
-from mcpgen.diagnostics import Diagnostics, GenerationError
-from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -37,25 +44,22 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 PROJECT_FILE = "mcpgen.toml"
-SourceKind = Literal["openapi", "python"]
-_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
-_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-_ARGUMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
-_ROUTE_ACTIONS = ("tool", "resource", "resource_template", "exclude")
-# scheme ":" then anything but whitespace; `{var}` template expressions allowed
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$")
+
+_TOP_KEYS = ("mcpgen_version", "source", "options", "filters", "tools", "prompts", "routes", "resources")
+# Options kept in tables of their own, or not kept at all (where to write, --force).
+_NOT_IN_OPTIONS_TABLE = frozenset({"output", "force", "filters", "overrides", "prompts", "routes", "resource_functions"})
+_OVERRIDE_KEYS = (*(k for k in ToolOverride.model_fields if k != "key" and k not in ANNOTATION_HINTS), "annotations")
+# [[routes]]: `match = { method, path, tag, operation }` and `as`, onto RouteRule's fields.
+_ROUTE_MATCH = {"method": "methods", "path": "path", "tag": "tags", "operation": "operations"}
+_ROUTE_FIELDS = {field: key for key, field in _ROUTE_MATCH.items()}
+_MESSAGE_KEYS = ("role", "text", "resource")
+_RESOURCE_KEYS = ("uri", "text", "mime_type")
 
 
-def _is_regex(value: Any) -> bool:
-    if not isinstance(value, str):
-        return False
-    try:
-        re.compile(value)
-    except re.error:
-        return False
-    return True
-_ANNOTATIONS = ("read_only", "destructive", "idempotent", "open_world")
-_FILTER_LISTS = tuple(f.name for f in fields(OperationFilter) if f.name != "include_deprecated")
+def option_keys(kind: SourceKind) -> tuple[str, ...]:
+    """The keys of `[options]` for a source of `kind`."""
+    other = PYTHON_ONLY if kind == "openapi" else OPENAPI_ONLY
+    return tuple(k for k in Options.model_fields if k not in _NOT_IN_OPTIONS_TABLE and k not in other)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,45 +67,8 @@ class ProjectFile:
     source_kind: SourceKind
     source: str  # OpenAPI file or Python file relative to the project, or a module name
     workdir: str | None = None  # Python module targets: the sys.path entry, relative to the project
-    name: str | None = None
-    max_name_length: int = DEFAULT_MAX_TOOL_NAME
-    models: bool = True
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    filters: OperationFilter = field(default_factory=OperationFilter)
-    overrides: tuple[ToolOverride, ...] = ()
-    prompts: tuple[PromptSpec, ...] = ()
-    routes: tuple[RouteRule, ...] = ()
-    resource_functions: tuple[ResourceSpec, ...] = ()
+    options: Options = field(default_factory=Options)  # as recorded: no output, no force
     mcpgen_version: str = __version__
-    tool_mode: str = "static"
-    page_size: int = DEFAULT_PAGE_SIZE
-    max_response_chars: int = 100_000
-    allow_remote_refs: bool = False
-    client_profile: str | None = None
-    resources: bool = False
-
-    def options(self, output: Path, force: bool = False) -> Options:
-        return Options(
-            output=output,
-            name=self.name,
-            force=force,
-            max_name_length=self.max_name_length,
-            include=self.include,
-            exclude=self.exclude,
-            models=self.models,
-            filters=self.filters,
-            overrides=self.overrides,
-            prompts=self.prompts,
-            routes=self.routes,
-            resource_functions=self.resource_functions,
-            tool_mode=self.tool_mode,
-            page_size=self.page_size,
-            max_response_chars=self.max_response_chars,
-            allow_remote_refs=self.allow_remote_refs,
-            client_profile=self.client_profile,
-            resources=self.resources,
-        )
 
     def source_target(self, project_dir: Path) -> str:
         """What to hand the source parser: a path resolved against the project, or a module name."""
@@ -117,10 +84,14 @@ def relative_source(target: str, project_dir: Path) -> str:
     return Path(os.path.relpath(Path(target).resolve(), project_dir.resolve())).as_posix()
 
 
+# -- writing ----------------------------------------------------------------------
+
+
 def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
     from mcpgen.rendering.render import environment
 
-    filters = project_file.filters
+    options = project_file.options
+    filters = options.filters
     overrides = [
         {
             "key": o.key,
@@ -128,31 +99,96 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
             "title": o.title,
             "description": o.description,
             "hidden": o.hidden,
-            "annotations": [(k, getattr(o, k)) for k in _ANNOTATIONS if getattr(o, k) is not None],
+            "annotations": [(k, getattr(o, k)) for k in ANNOTATION_HINTS if getattr(o, k) is not None],
         }
-        for o in project_file.overrides
+        for o in options.overrides
     ]
-    return environment().get_template("mcpgen.toml.j2").render(
+    text = environment().get_template("mcpgen.toml.j2").render(
         mcpgen_version=project_file.mcpgen_version,
         source_kind=project_file.source_kind,
         source=project_file.source,
         workdir=project_file.workdir,
-        name=project_file.name or "",
-        max_name_length=project_file.max_name_length,
-        models=project_file.models,
-        include=project_file.include,
-        exclude=project_file.exclude,
-        filter_lists=[(key, getattr(filters, key)) for key in _FILTER_LISTS],
+        name=options.name or "",
+        max_name_length=options.max_name_length,
+        models=options.models,
+        include=options.include,
+        exclude=options.exclude,
+        filter_lists=[(key, getattr(filters, key)) for key in type(filters).model_fields if key != "include_deprecated"],
         include_deprecated=filters.include_deprecated,
         overrides=overrides,
         example_tool=example_tool or "tool_name",
-        tool_mode=project_file.tool_mode,
-        page_size=project_file.page_size,
-        max_response_chars=project_file.max_response_chars,
-        allow_remote_refs=project_file.allow_remote_refs,
-        client_profile=project_file.client_profile or "",
-        resources=project_file.resources,
+        tool_mode=options.tool_mode,
+        page_size=options.page_size,
+        max_response_chars=options.max_response_chars,
+        allow_remote_refs=options.allow_remote_refs,
+        client_profile=options.client_profile or "",
+        resources=options.resources,
     )
+    tables = [_prompt_table(p) for p in options.prompts]
+    tables += [_route_table(r) for r in options.routes]
+    tables += [_resource_table(r) for r in options.resource_functions]
+    return text + "".join(f"\n{table}" for table in tables)
+
+
+def _toml(value: object) -> str:
+    """A TOML value: string, boolean, integer, array or inline table (of those)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        # JSON's escapes are TOML's; DEL must be escaped in TOML, and astral characters kept whole.
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"no TOML form for {value!r}")
+
+
+def _table(header: str, entries: dict[str, object]) -> str:
+    lines = [f"[[{header}]]"]
+    for key, value in entries.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            lines += [f"{key} = ["] + [f"  {_toml(v)}," for v in value] + ["]"]
+        else:
+            lines.append(f"{key} = {_toml(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _given(**entries: object) -> dict[str, object]:
+    """Entries other than None, empty and the default "" / False."""
+    return {k: v for k, v in entries.items() if v not in (None, (), [], "", False)}
+
+
+def _prompt_table(prompt: PromptSpec) -> str:
+    arguments = [
+        _given(name=a.name, description=a.description, required=a.required, values=list(a.values))
+        for a in prompt.arguments
+    ]
+    messages: list[dict[str, object]] = []
+    for m in prompt.messages:
+        if m.resource_uri is None:
+            messages.append({"role": m.role, "text": m.text})
+        else:
+            resource = {"uri": m.resource_uri, "text": m.text, "mime_type": m.resource_mime_type}
+            messages.append({"role": m.role, "resource": resource})
+    return _table(
+        "prompts",
+        _given(
+            name=prompt.name, title=prompt.title, description=prompt.description,
+            arguments=arguments or None, messages=messages or None, function=prompt.function,
+        ),
+    )
+
+
+def _route_table(rule: RouteRule) -> str:
+    match = _given(method=list(rule.methods), path=rule.path, tag=list(rule.tags), operation=list(rule.operations))
+    return _table("routes", {"match": match, "as": rule.action})
+
+
+def _resource_table(spec: ResourceSpec) -> str:
+    return _table("resources", _given(**spec.model_dump()))
 
 
 # -- reading ----------------------------------------------------------------------
@@ -189,11 +225,14 @@ def read_project_file(project_dir: Path) -> tuple[ProjectFile, Diagnostics]:
 
 
 class _Reader:
-    """Walks the parsed TOML, recording a located error for every bad key or value."""
+    """Maps the parsed TOML onto the options model, recording a located error for every
+    bad key or value: the layout's keys are checked here, the values by the model."""
 
     def __init__(self, data: dict[str, Any], diagnostics: Diagnostics) -> None:
         self.data = data
         self.diag = diagnostics
+        self.override_keys: list[str] = []  # overrides[i] is [tools.<override_keys[i]>]
+        self.resource_messages: set[tuple[int, int]] = set()  # (prompt, message) given as `resource = {...}`
 
     def error(self, key: str, message: str, hint: str = "") -> None:
         self.diag.error(f"{key}: {message}", key, hint)
@@ -208,291 +247,151 @@ class _Reader:
     def check_keys(self, value: dict[str, Any], where: str, allowed: tuple[str, ...]) -> dict[str, Any]:
         for unknown in sorted(set(value) - set(allowed)):
             self.error(f"{where}.{unknown}" if where else unknown, "unknown key", f"known keys: {', '.join(allowed)}")
-        return value
+        return {k: v for k, v in value.items() if k in allowed}
 
-    def typed(self, table: dict[str, Any], key: str, where: str, check: Callable[[Any], bool], expected: str) -> Any:
-        value = table.get(key)
-        if value is not None and not check(value):
-            self.error(f"{where}.{key}", f"expected {expected}, got {value!r}")
-            return None
-        return value
-
-    def string_list(self, table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
-        value = self.typed(
-            table, key, where, lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v), "a list of strings"
-        )
-        return tuple(value or ())
+    def tables(self, top: dict[str, Any], key: str, expected: str) -> list[dict[str, Any]]:
+        entries = top.get(key, [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            self.error(key, expected)
+            return []
+        return entries
 
     def project_file(self) -> ProjectFile | None:
-        top = self.table(
-            {"": self.data},
-            "",
-            "",
-            ("mcpgen_version", "source", "options", "filters", "tools", "prompts", "routes", "resources"),
-        )
-        version = self.typed(top, "mcpgen_version", "", lambda v: isinstance(v, str), "a string")
+        top = self.check_keys(self.data, "", _TOP_KEYS)
+        version = top.get("mcpgen_version")
+        if version is not None and not isinstance(version, str):
+            self.error("mcpgen_version", f"expected a string, got {version!r}")
         source = self.table(top, "source", "source", ("openapi", "python", "workdir"))
         kinds = [k for k in ("openapi", "python") if k in source]
         if len(kinds) != 1:
             self.error("source", "give exactly one of `openapi = \"spec.yaml\"` or `python = \"module\"`")
             return None
         kind: SourceKind = "openapi" if kinds[0] == "openapi" else "python"
-        target = self.typed(source, kind, "source", lambda v: isinstance(v, str) and v.strip() != "", "a non-empty string")
-        workdir = self.typed(source, "workdir", "source", lambda v: isinstance(v, str), "a string")
+        target = source[kind]
+        if not isinstance(target, str) or not target.strip():
+            self.error(f"source.{kind}", f"expected a non-empty string, got {target!r}")
+            target = None
+        workdir = source.get("workdir")
+        if workdir is not None and not isinstance(workdir, str):
+            self.error("source.workdir", f"expected a string, got {workdir!r}")
         if kind == "openapi" and workdir is not None:
             self.error("source.workdir", "only Python module sources have a workdir")
-        option_keys = ("name", "max_name_length", "models", "resources", "allow_remote_refs") if kind == "openapi" else (
-            "name", "max_name_length", "include", "exclude"
-        )
-        option_keys += ("tool_mode", "page_size", "client_profile", "max_response_chars")
-        options = self.table(top, "options", "options", option_keys)
-        name = self.typed(options, "name", "options", lambda v: isinstance(v, str), "a string")
-        max_length = self.typed(
-            options,
-            "max_name_length",
-            "options",
-            lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MCP_MAX_TOOL_NAME,
-            f"an integer from 1 to {MCP_MAX_TOOL_NAME}",
-        )
-        models = self.typed(options, "models", "options", lambda v: isinstance(v, bool), "true or false")
-        tool_mode = self.typed(options, "tool_mode", "options", lambda v: v in TOOL_MODES, '"static" or "dynamic"')
-        page_size = self.typed(
-            options, "page_size", "options", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
-            "a positive integer",
-        )
-        max_chars = self.typed(
-            options, "max_response_chars", "options",
-            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1_000, "an integer of at least 1000",
-        )
-        profile = self.typed(
-            options, "client_profile", "options", lambda v: v == "" or v in CLIENTS, " or ".join(f'"{c}"' for c in CLIENTS)
-        )
-        resources = self.typed(options, "resources", "options", lambda v: isinstance(v, bool), "true or false")
-        remote = self.typed(options, "allow_remote_refs", "options", lambda v: isinstance(v, bool), "true or false")
+        given: dict[str, Any] = dict(self.table(top, "options", "options", option_keys(kind)))
         if kind == "python" and "filters" in top:
-            self.error("filters", "operation filters apply to OpenAPI sources; use options.include/exclude")
-        filters = self.filters(top) if kind == "openapi" else OperationFilter()
-        overrides = self.overrides(top)
-        prompts = self.prompts(top, kind)
-        routes = self.routes(top, kind)
-        resource_functions = self.resource_functions(top, kind)
-        if target is None:
-            return None
-        return ProjectFile(
-            source_kind=kind,
-            source=target,
-            workdir=workdir,
-            name=name or None,
-            max_name_length=DEFAULT_MAX_TOOL_NAME if max_length is None else max_length,
-            models=True if models is None else models,
-            include=self.string_list(options, "include", "options"),
-            exclude=self.string_list(options, "exclude", "options"),
-            filters=filters,
-            overrides=overrides,
-            prompts=prompts,
-            routes=routes,
-            resource_functions=resource_functions,
-            mcpgen_version=version or "",
-            tool_mode=tool_mode or "static",
-            page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
-            max_response_chars=100_000 if max_chars is None else max_chars,
-            allow_remote_refs=bool(remote),
-            client_profile=profile or None,
-            resources=bool(resources),
+            self.error("filters", WRONG_SOURCE["filters"])
+        elif "filters" in top:
+            given["filters"] = top["filters"]  # its keys are the model's: the model checks them
+        given["overrides"] = self.overrides(top)
+        given["prompts"] = self.prompts(top)
+        given["routes"] = self.routes(top)
+        given["resource_functions"] = self.tables(
+            top, "resources", 'expected [[resources]] tables: function = "...", uri = "scheme://..."'
         )
+        try:
+            options = Options.model_validate(given)
+        except ValidationError as exc:
+            self.report(problems(exc))
+            return None
+        self.report(source_problems(options, kind))
+        if target is None or not isinstance(workdir, (str, type(None))):
+            return None
+        return ProjectFile(kind, target, workdir, options, version if isinstance(version, str) else "")
 
-    def filters(self, top: dict[str, Any]) -> OperationFilter:
-        table = self.table(top, "filters", "filters", (*_FILTER_LISTS, "include_deprecated"))
-        lists = {key: self.string_list(table, key, "filters") for key in _FILTER_LISTS}
-        methods = tuple(m.upper() for m in lists["methods"])
-        for method in methods:
-            if method not in _METHODS:
-                self.error("filters.methods", f"unknown HTTP method {method!r}", f"one of {', '.join(sorted(_METHODS))}")
-        lists["methods"] = methods
-        deprecated = self.typed(table, "include_deprecated", "filters", lambda v: isinstance(v, bool), "true or false")
-        return OperationFilter(**lists, include_deprecated=bool(deprecated))
+    def report(self, found: list[Problem]) -> None:
+        for problem in found:
+            key = self.key(problem.loc)
+            self.error(key, problem.message, problem.hint)
 
-    def overrides(self, top: dict[str, Any]) -> tuple[ToolOverride, ...]:
+    def key(self, loc: tuple[str | int, ...]) -> str:
+        """The dotted mcpgen.toml key of a field path of the options model."""
+        head, rest = (loc[0], loc[1:]) if loc else ("", ())
+        parts: list[str | int]
+        if head == "overrides" and rest and isinstance(rest[0], int):
+            parts = ["tools", self.override_keys[rest[0]]]
+            if len(rest) > 1:
+                parts += ["annotations", rest[1]] if rest[1] in ANNOTATION_HINTS else [rest[1]]
+        elif head == "routes" and len(rest) > 1:
+            name = str(rest[1])
+            parts = ["routes", rest[0], "as"] if name == "action" else ["routes", rest[0], "match", _ROUTE_FIELDS[name]]
+        elif head == "routes":
+            parts = ["routes", *rest]
+        elif head == "prompts" and len(rest) > 3 and rest[1] == "messages":
+            prompt, message, field = rest[0], rest[2], rest[3]
+            as_resource = (prompt, message) in self.resource_messages
+            resource = {"resource_uri": "uri", "resource_mime_type": "mime_type", "text": "text"}
+            if as_resource and field in resource:
+                parts = ["prompts", prompt, "messages", message, "resource", resource[str(field)]]
+            else:
+                parts = list(loc)
+        elif head == "resource_functions":
+            parts = ["resources", *rest]
+        elif head in ("filters", "prompts"):
+            parts = list(loc)
+        elif head:
+            parts = ["options", head, *rest]
+        else:
+            parts = []
+        return ".".join(str(p) for p in parts)
+
+    def overrides(self, top: dict[str, Any]) -> list[dict[str, Any]]:
         tools = top.get("tools", {})
         if not isinstance(tools, dict):
             self.error("tools", "expected a table of [tools.<name>] tables")
-            return ()
+            return []
         out = []
         for key in sorted(tools):
             where = f"tools.{key}"
-            table = self.table(tools, key, where, ("name", "title", "description", "hidden", "annotations"))
-            new_name = self.typed(
-                table, "name", where, lambda v: isinstance(v, str) and bool(_TOOL_NAME.match(v)),
-                "1-128 characters of A-Z a-z 0-9 _ - .",
-            )
-            title = self.typed(table, "title", where, lambda v: isinstance(v, str), "a string")
-            description = self.typed(
-                table, "description", where, lambda v: isinstance(v, str) and v.strip() != "", "a non-empty string"
-            )
-            hidden = self.typed(table, "hidden", where, lambda v: isinstance(v, bool), "true or false")
-            annotations = self.table(table, "annotations", f"{where}.annotations", _ANNOTATIONS)
-            hints = {
-                k: self.typed(annotations, k, f"{where}.annotations", lambda v: isinstance(v, bool), "true or false")
-                for k in _ANNOTATIONS
-            }
-            out.append(
-                ToolOverride(
-                    key=key, name=new_name, title=title, description=description, hidden=bool(hidden), **hints
-                )
-            )
-        return tuple(out)
+            table = self.table(tools, key, where, _OVERRIDE_KEYS)
+            hints = self.table(table, "annotations", f"{where}.annotations", ANNOTATION_HINTS)
+            self.override_keys.append(key)
+            out.append({"key": key, **{k: v for k, v in table.items() if k != "annotations"}, **hints})
+        return out
 
-
-    def prompts(self, top: dict[str, Any], kind: SourceKind) -> tuple[PromptSpec, ...]:
-        entries = top.get("prompts", [])
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            self.error("prompts", "expected [[prompts]] tables")
-            return ()
+    def prompts(self, top: dict[str, Any]) -> list[dict[str, Any]]:
         out = []
-        names: set[str] = set()
-        for index, entry in enumerate(entries):
-            where = f"prompts.{index}"
-            table = self.check_keys(entry, where, ("name", "title", "description", "arguments", "messages", "function"))
-            name = self.typed(
-                table, "name", where, lambda v: isinstance(v, str) and bool(_TOOL_NAME.match(v)),
-                "1-128 characters of A-Z a-z 0-9 _ - .",
-            )
-            if name is None:
-                self.error(f"{where}.name" if "name" in table else where, "every prompt needs a `name`")
+        for index, entry in enumerate(self.tables(top, "prompts", "expected [[prompts]] tables")):
+            messages = entry.get("messages")
+            if messages is None:
+                out.append(entry)
                 continue
-            if name in names:
-                self.error(f"{where}.name", f"prompt {name!r} is defined twice")
-            names.add(name)
-            function = self.typed(table, "function", where, lambda v: isinstance(v, str) and v.isidentifier(), "a function name")
-            if function is not None and kind != "python":
-                self.error(f"{where}.function", "only Python sources can bind a function as a prompt")
-            messages = self.prompt_messages(table, where)
-            if function is None and not messages:
-                self.error(where, "a prompt needs `messages` (or, for Python sources, a `function`)")
-            if function is not None and messages:
-                self.error(f"{where}.messages", "give `messages` or `function`, not both")
-            out.append(
-                PromptSpec(
-                    name=name,
-                    title=self.typed(table, "title", where, lambda v: isinstance(v, str), "a string"),
-                    description=self.typed(table, "description", where, lambda v: isinstance(v, str), "a string"),
-                    arguments=self.prompt_arguments(table, where),
-                    messages=messages,
-                    function=function,
-                )
-            )
-        return tuple(out)
+            where = f"prompts.{index}.messages"
+            if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+                self.error(where, 'expected a list of { role = "user", text = "..." } tables')
+                out.append({k: v for k, v in entry.items() if k != "messages"})
+                continue
+            out.append({**entry, "messages": [self.message(m, index, n) for n, m in enumerate(messages)]})
+        return out
 
-    def routes(self, top: dict[str, Any], kind: SourceKind) -> tuple[RouteRule, ...]:
-        entries = top.get("routes", [])
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            self.error("routes", 'expected [[routes]] tables: match = { ... }, as = "resource"')
-            return ()
-        if entries and kind != "openapi":
-            self.error("routes", "route rules apply to OpenAPI sources; bind functions with [[resources]]")
-            return ()
+    def message(self, message: dict[str, Any], prompt: int, number: int) -> dict[str, Any]:
+        at = f"prompts.{prompt}.messages.{number}"
+        table = self.check_keys(message, at, _MESSAGE_KEYS)
+        if "resource" not in table:
+            return table
+        resource = self.table(table, "resource", f"{at}.resource", _RESOURCE_KEYS)
+        if "text" in table:
+            self.error(at, "a message has either `text` or an embedded `resource = { uri, text }`")
+        if "uri" not in resource or "text" not in resource:
+            self.error(f"{at}.resource", "an embedded resource needs `uri` and `text`")
+        self.resource_messages.add((prompt, number))
+        moved = {"uri": "resource_uri", "text": "text", "mime_type": "resource_mime_type"}
+        return {
+            **{k: v for k, v in table.items() if k not in ("resource", "text")},
+            **{moved[k]: v for k, v in resource.items()},
+        }
+
+    def routes(self, top: dict[str, Any]) -> list[dict[str, Any]]:
         out = []
-        for index, entry in enumerate(entries):
+        for index, entry in enumerate(
+            self.tables(top, "routes", 'expected [[routes]] tables: match = { ... }, as = "resource"')
+        ):
             where = f"routes.{index}"
-            self.check_keys(entry, where, ("match", "as"))
-            action = self.typed(entry, "as", where, lambda v: v in _ROUTE_ACTIONS, " or ".join(map(repr, _ROUTE_ACTIONS)))
-            match = self.table(entry, "match", f"{where}.match", ("method", "path", "tag", "operation"))
-            if action is None or not match:
-                self.error(where, 'a route rule needs `match = { method, path, tag, operation }` and `as`')
-                continue
-            at = f"{where}.match"
-            path = self.typed(match, "path", at, _is_regex, "a regular expression")
-            methods = tuple(m.upper() for m in self.globs(match, "method", at))
-            for method in methods:
-                if method not in _METHODS:
-                    self.error(f"{at}.method", f"unknown HTTP method {method!r}")
-            out.append(RouteRule(action, methods, path, self.globs(match, "tag", at), self.globs(match, "operation", at)))
-        return tuple(out)
-
-    def globs(self, table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
-        """A string or a list of strings."""
-        value = table.get(key)
-        if isinstance(value, str):
-            return (value,)
-        return self.string_list(table, key, where)
-
-    def resource_functions(self, top: dict[str, Any], kind: SourceKind) -> tuple[ResourceSpec, ...]:
-        entries = top.get("resources", [])
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            self.error("resources", 'expected [[resources]] tables: function = "...", uri = "scheme://..."')
-            return ()
-        if entries and kind != "python":
-            self.error("resources", "[[resources]] binds Python functions; for OpenAPI use [[routes]] or --resources")
-            return ()
-        out = []
-        for index, entry in enumerate(entries):
-            where = f"resources.{index}"
-            self.check_keys(entry, where, ("function", "uri", "name", "title", "description", "mime_type"))
-            function = self.typed(entry, "function", where, lambda v: isinstance(v, str) and v.isidentifier(), "a function name")
-            uri = self.typed(entry, "uri", where, lambda v: isinstance(v, str) and bool(_URI.match(v)), "a URI such as config://app or items://{sku}")
-            if function is None or uri is None:
-                self.error(where, "a resource needs `function` and `uri`")
-                continue
-            out.append(
-                ResourceSpec(
-                    function=function,
-                    uri=uri,
-                    name=self.typed(entry, "name", where, lambda v: isinstance(v, str) and v != "", "a string"),
-                    title=self.typed(entry, "title", where, lambda v: isinstance(v, str), "a string"),
-                    description=self.typed(entry, "description", where, lambda v: isinstance(v, str), "a string"),
-                    mime_type=self.typed(entry, "mime_type", where, lambda v: isinstance(v, str) and "/" in v, "a media type"),
-                )
-            )
-        return tuple(out)
-
-    def prompt_arguments(self, table: dict[str, Any], where: str) -> tuple[PromptArgumentSpec, ...]:
-        raw = table.get("arguments", [])
-        if not isinstance(raw, list) or not all(isinstance(a, dict) for a in raw):
-            self.error(f"{where}.arguments", "expected a list of { name, description, required } tables")
-            return ()
-        out = []
-        for index, argument in enumerate(raw):
-            at = f"{where}.arguments.{index}"
-            self.check_keys(argument, at, ("name", "description", "required", "values"))
-            name = self.typed(
-                argument, "name", at, lambda v: isinstance(v, str) and bool(_ARGUMENT.match(v)),
-                "a name of letters, digits, _ and - (used as {name} in messages)",
-            )
-            if name is None:
-                self.error(at, "every argument needs a `name`")
-                continue
-            description = self.typed(argument, "description", at, lambda v: isinstance(v, str), "a string")
-            required = self.typed(argument, "required", at, lambda v: isinstance(v, bool), "true or false")
-            values = self.string_list(argument, "values", at)
-            out.append(PromptArgumentSpec(name, description or "", bool(required), values))
-        return tuple(out)
-
-    def prompt_messages(self, table: dict[str, Any], where: str) -> tuple[PromptMessageSpec, ...]:
-        raw = table.get("messages", [])
-        if not isinstance(raw, list) or not all(isinstance(m, dict) for m in raw):
-            self.error(f"{where}.messages", 'expected a list of { role = "user", text = "..." } tables')
-            return ()
-        out = []
-        for index, message in enumerate(raw):
-            at = f"{where}.messages.{index}"
-            self.check_keys(message, at, ("role", "text", "resource"))
-            role = self.typed(message, "role", at, lambda v: v in ("user", "assistant"), '"user" or "assistant"')
-            text = self.typed(message, "text", at, lambda v: isinstance(v, str), "a string")
-            resource = self.table(message, "resource", f"{at}.resource", ("uri", "text", "mime_type"))
-            if (text is None) == (not resource):
-                self.error(at, "a message has either `text` or an embedded `resource = { uri, text }`")
-                continue
-            if resource:
-                uri = self.typed(resource, "uri", f"{at}.resource", lambda v: isinstance(v, str) and ":" in v, "a URI")
-                content = self.typed(resource, "text", f"{at}.resource", lambda v: isinstance(v, str), "a string")
-                mime = self.typed(resource, "mime_type", f"{at}.resource", lambda v: isinstance(v, str), "a string")
-                if uri is None or content is None:
-                    self.error(f"{at}.resource", "an embedded resource needs `uri` and `text`")
-                    continue
-                out.append(PromptMessageSpec(role or "user", content, uri, mime or "text/plain"))
-            else:
-                out.append(PromptMessageSpec(role or "user", text))
-        return tuple(out)
+            table = self.check_keys(entry, where, ("match", "as"))
+            match = self.table(table, "match", f"{where}.match", tuple(_ROUTE_MATCH))
+            rule = {_ROUTE_MATCH[k]: v for k, v in match.items()}
+            if "as" in table:
+                rule["action"] = table["as"]
+            out.append(rule)
+        return out
 
 
 # -- locating keys ------------------------------------------------------------------
@@ -526,9 +425,9 @@ def toml_line_resolver(text: str) -> Callable[[str], int | None]:
             continue
         array = _ARRAY_HEADER.match(line)
         if array:
-            key = tuple(_key_parts(array.group(1)))
-            counts[key] = counts.get(key, -1) + 1
-            table = [*key, str(counts[key])]
+            array_key = tuple(_key_parts(array.group(1)))
+            counts[array_key] = counts.get(array_key, -1) + 1
+            table = [*array_key, str(counts[array_key])]
             lines.setdefault(tuple(table), number)
             continue
         header = _HEADER.match(line)

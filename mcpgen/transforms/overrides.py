@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mcpgen.config import ToolOverride
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.ir import Annotations, Project, Tool
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME
+from mcpgen.options import ToolOverride
 
 _HINTS = ("read_only", "destructive", "idempotent", "open_world")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from mcpgen.config import PromptSpec
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.ir import Project, Prompt, PromptArgument, PromptMessage
+from mcpgen.options import PromptSpec
 
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_-]*)\}")
 

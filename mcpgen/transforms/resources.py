@@ -13,9 +13,9 @@ import fnmatch
 import re
 from urllib.parse import quote
 
-from mcpgen.config import ResourceSpec, RouteRule
 from mcpgen.diagnostics import Diagnostic, Diagnostics, Level
 from mcpgen.ir import Origin, Project, Resource, Tool
+from mcpgen.options import ResourceSpec, RouteRule
 
 PROJECT_FILE_NAME = "mcpgen.toml"
 

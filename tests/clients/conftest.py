@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from mcpgen.api import generate_openapi
-from mcpgen.config import OperationFilter, Options
+from mcpgen.options import OperationFilter, Options
 from tests.e2e.conftest import http_server, server_env
 from tests.npm import REPO, ensure_installed, node, package_path
 

@@ -16,9 +16,9 @@ import pytest
 
 from mcpgen.api import generate_openapi
 from mcpgen.clients.lint import page_count
-from mcpgen.runtime.paging import PAGES_TARGET
-from mcpgen.config import Options
 from mcpgen.diagnostics import Level
+from mcpgen.options import Options
+from mcpgen.runtime.paging import PAGES_TARGET
 from tests.e2e.conftest import http_server, server_env
 
 from .harness import inspector, portability, run_client

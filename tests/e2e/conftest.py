@@ -22,7 +22,7 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.stdio import get_default_environment
 
 from mcpgen.api import generate_openapi
-from mcpgen.config import OperationFilter, Options
+from mcpgen.options import OperationFilter, Options
 
 from .upstream import Upstream
 from .wheel import WheelInstall

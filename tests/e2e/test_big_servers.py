@@ -22,8 +22,8 @@ from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_cl
 
 from mcpgen.api import generate_openapi, generate_python
 from mcpgen.clients import lint
-from mcpgen.config import Options
 from mcpgen.diagnostics import Level
+from mcpgen.options import Options
 
 from . import upstream as canned
 from .conftest import PACKAGE, PETSTORE, REPO, server_env, shared_env
@@ -130,7 +130,7 @@ def canned_cursor(cursor: str, offset: int | None = None, fingerprint: str | Non
 
 def test_default_page_keeps_big_catalogues_small() -> None:
     """The default page size is what the server reads when nothing else is set."""
-    from mcpgen.config import DEFAULT_PAGE_SIZE
+    from mcpgen.options import DEFAULT_PAGE_SIZE
 
     assert Options().page_size == DEFAULT_PAGE_SIZE == 25
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcpgen.api import generate_openapi, generate_python
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.rendering.scaffold import new_project
 
 from .conftest import REPO

@@ -34,8 +34,8 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.tool_name_validation import validate_tool_name
 
 from mcpgen.api import Result, generate_python
-from mcpgen.config import Options
 from mcpgen.diagnostics import Level
+from mcpgen.options import Options
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "samples" / "tools.py"

@@ -12,7 +12,7 @@ import pytest
 from mcp import ClientSession, MCPError, types
 
 from mcpgen.api import generate_openapi
-from mcpgen.config import Options
+from mcpgen.options import Options
 
 from . import upstream as canned
 from .conftest import PACKAGE, PETSTORE, server_env, shared_env

@@ -25,7 +25,7 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from mcpgen.api import generate_openapi
-from mcpgen.config import Options
+from mcpgen.options import Options
 
 from .conftest import Connection, server_env
 from .lab_upstream import CLIENT_ID, CLIENT_SECRET, LabUpstream, json_answer

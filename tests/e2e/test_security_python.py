@@ -15,7 +15,7 @@ from mcp import Client, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.stdio import get_default_environment
 
 from mcpgen.api import generate_python
-from mcpgen.config import Options
+from mcpgen.options import Options
 
 from .conftest import free_port, wait_for_port
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from mcpgen import api
-from mcpgen.config import Options
+from mcpgen.options import Options
 
 SPEC = Path(__file__).parent / "specs" / "inject.yaml"
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpgen import api
-from mcpgen.config import Options
+from mcpgen.options import Options
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 

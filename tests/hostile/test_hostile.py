@@ -183,7 +183,7 @@ def test_hostile_text_round_trips(tmp_path: Path) -> None:
     import yaml
 
     from mcpgen import api
-    from mcpgen.config import Options
+    from mcpgen.options import Options
 
     spec = yaml.safe_load((SPECS / "every-field.yaml").read_text())
     result = api.generate_openapi(SPECS / "every-field.yaml", Options(output=tmp_path / "out"))

@@ -43,7 +43,7 @@ from hypothesis import strategies as st
 from mcp import types
 
 from mcpgen import api
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.rendering import render
 from tests.clients.ajv import Ajv
 

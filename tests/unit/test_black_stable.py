@@ -17,9 +17,9 @@ import black
 import pytest
 
 from mcpgen import api
-from mcpgen.config import Options, PromptArgumentSpec, PromptMessageSpec, PromptSpec, ResourceSpec
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.ir import Project
+from mcpgen.options import Options, PromptArgumentSpec, PromptMessageSpec, PromptSpec, ResourceSpec
 from mcpgen.rendering.render import environment, pyassign, pyentry, render_project, render_user_files
 from mcpgen.rendering.scaffold import _FILES, _context, project_names
 from mcpgen.transforms.prompts import apply_prompts
@@ -39,8 +39,11 @@ PROMPT = PromptSpec(
     name="review",
     title="Review",
     description="Ask for a review.",
-    arguments=(PromptArgumentSpec("subject", "What to review", True, ("a", "b")), PromptArgumentSpec("tone")),
-    messages=(PromptMessageSpec("user", "Review {subject} in a {tone} tone."),),
+    arguments=(
+        PromptArgumentSpec(name="subject", description="What to review", required=True, values=("a", "b")),
+        PromptArgumentSpec(name="tone"),
+    ),
+    messages=(PromptMessageSpec(role="user", text="Review {subject} in a {tone} tone."),),
 )
 RESOURCE = ResourceSpec(function="export_items", uri="inventory://export", mime_type="text/csv")
 

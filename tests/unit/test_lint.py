@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from mcpgen.api import build_openapi, generate_openapi
 from mcpgen.cli import app
 from mcpgen.clients import lint, profiles
-from mcpgen.config import Options
 from mcpgen.ir import Annotations, Origin, Project, Tool
+from mcpgen.options import Options
 from mcpgen.rendering.render import wire_tool
 
 SPEC = Path(__file__).resolve().parents[1] / "clients" / "every_rule.yaml"

@@ -10,10 +10,10 @@ from typing import Any
 import black
 import pytest
 
-from mcpgen.config import OperationFilter
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.models.generate import generate_models, used_schemas
 from mcpgen.models.style import black_style, is_black_formatted
+from mcpgen.options import OperationFilter
 from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 from mcpgen.writer import _MODE
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from mcpgen import api
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.rendering.render import OPERATIONS_PER_MODULE
 
 

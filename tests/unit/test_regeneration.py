@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.config import OperationFilter, ToolOverride
 from mcpgen.diagnostics import GenerationError
+from mcpgen.options import OperationFilter, Options, ToolOverride
 from mcpgen.project.changes import Served, compare, pair_tools
 from mcpgen.project.manifest import Manifest, digest, with_header
 from mcpgen.project.project_file import ProjectFile, read_project_file, render_project_file, toml_line_resolver
@@ -21,13 +21,15 @@ def test_project_file_round_trips(tmp_path: Path) -> None:
     original = ProjectFile(
         source_kind="openapi",
         source='specs/my "api".yaml',
-        name="shop",
-        max_name_length=48,
-        models=False,
-        filters=OperationFilter(include_tags=("pets", "st*"), methods=("GET",), include_deprecated=True),
-        overrides=(
-            ToolOverride(key="a.b", name="renamed", title='Say "hi"\nthere', hidden=False, read_only=True),
-            ToolOverride(key="gone", hidden=True),
+        options=Options(
+            name="shop",
+            max_name_length=48,
+            models=False,
+            filters=OperationFilter(include_tags=("pets", "st*"), methods=("GET",), include_deprecated=True),
+            overrides=(
+                ToolOverride(key="a.b", name="renamed", title='Say "hi"\nthere', hidden=False, read_only=True),
+                ToolOverride(key="gone", hidden=True),
+            ),
         ),
     )
     (tmp_path / "mcpgen.toml").write_text(render_project_file(original, "listPets"))
@@ -37,7 +39,7 @@ def test_project_file_round_trips(tmp_path: Path) -> None:
 
 
 def test_python_module_project_file_keeps_workdir(tmp_path: Path) -> None:
-    original = ProjectFile(source_kind="python", source="pkg.tools", workdir="..", include=("get_*",))
+    original = ProjectFile(source_kind="python", source="pkg.tools", workdir="..", options=Options(include=("get_*",)))
     (tmp_path / "mcpgen.toml").write_text(render_project_file(original, "get_x"))
     assert read_project_file(tmp_path)[0] == original
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mcpgen.api import build_openapi
-from mcpgen.config import Options
+from mcpgen.options import Options
 from mcpgen.transforms import resources
 
 SPEC = {

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mcpgen import api
-from mcpgen.config import Options
 from mcpgen.diagnostics import GenerationError
+from mcpgen.options import Options
 
 PETSTORE = Path(__file__).resolve().parents[2] / "samples" / "petstore.yaml"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin
@@ -17,7 +17,6 @@ from urllib.parse import unquote, urljoin
 from pydantic import ValidationError
 
 from mcpgen import naming
-from mcpgen.config import OperationFilter
 from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
 from mcpgen.ir import (
     Annotations,
@@ -34,6 +33,7 @@ from mcpgen.ir import (
     Tool,
 )
 from mcpgen.models.generate import ModelIndex, ModelJob, start_models
+from mcpgen.options import OperationFilter
 from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
 from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
@@ -410,7 +410,7 @@ class _Parser:
                 op_id = node.get("operationId")
                 if not _selected(self.options.filters, path, method, node):
                     deprecated += node.get("deprecated") is True and _selected(
-                        replace(self.options.filters, include_deprecated=True), path, method, node
+                        self.options.filters.model_copy(update={"include_deprecated": True}), path, method, node
                     )
                     continue
                 wanted = op_id if isinstance(op_id, str) and op_id.strip() else f"{method}_{path}"
