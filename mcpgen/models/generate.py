@@ -212,13 +212,10 @@ def used_schemas(document: dict[str, Any], roots: list[Any]) -> set[str]:
 
 
 def _datamodel_codegen(document: dict[str, Any]) -> Any:
-    from datamodel_code_generator import (  # heavy import, only when models are wanted
-        DataModelType,
-        InputFileType,
-        ModuleSplitMode,
-        PythonVersion,
-        generate,
-    )
+    # heavy imports, only when models are wanted; the enums from their own module, whose
+    # `__all__` lists them (the package's omits DataModelType)
+    from datamodel_code_generator import PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType, InputFileType, ModuleSplitMode
 
     with warnings.catch_warnings(), tempfile.TemporaryDirectory(prefix="mcpgen-models-") as settings:
         # Formatter settings are read from here, not from whatever pyproject.toml the caller's

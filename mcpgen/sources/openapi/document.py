@@ -6,19 +6,22 @@ import json
 import re
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from mcpgen.diagnostics import Diagnostics, GenerationError
 
-_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:  # the C loader (when libyaml is there) has the pure one's interface
+    _SafeLoader = yaml.SafeLoader
+else:
+    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _BOOL = "tag:yaml.org,2002:bool"
 _ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s,\[\]{}]")  # `*name` where YAML allows an alias (and then some)
 
 
-class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
+class _Loader(_SafeLoader):
     """A safe loader that yields the JSON data model OpenAPI is defined in.
 
     YAML 1.1 would turn `2024-01-15T14:30:00Z` into a datetime (which JSON cannot encode),
@@ -36,7 +39,7 @@ class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
             _check_aliases(node)
         return super().construct_document(node)
 
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Hashable, Any]:  # every key a str
         mapping = super().construct_mapping(node, deep=deep)
         return {_json_key(key): value for key, value in mapping.items()}
 

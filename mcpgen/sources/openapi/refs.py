@@ -239,7 +239,7 @@ def bundle(document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow
     if isinstance(existing, dict):
         bundler.schemas.update(existing)
     try:
-        out = bundler.walk(document, root, "", False, ())
+        out: dict[str, Any] = bundler.walk(document, root, "", False, ())  # a dict in, so a dict out
     except RecursionError:
         diagnostics.error("the document nests too deeply to resolve its external $refs")
         raise GenerationError(diagnostics.items) from None
