@@ -102,7 +102,7 @@ def write_tree(output: Path, files: dict[str, str], force: bool = False) -> None
             target = staging / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8", newline="\n")
-        os.chmod(staging, 0o755)
+        os.chmod(staging, 0o755)  # noqa: S103 - a directory, readable like a checkout (mkdtemp gives 0o700)
         _swap(staging, output)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

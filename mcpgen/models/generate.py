@@ -90,7 +90,8 @@ class ModelJob:
                 self._error = payload
         if self._error is not None:
             raise self._error
-        assert self._done is not None
+        if self._done is None:  # pragma: no cover - a job ends with a result or an error
+            raise RuntimeError("the model generator ended without a result")
         return self._done
 
 

@@ -152,7 +152,7 @@ def _sorted_group(lines: list[str]) -> list[str]:
 
 def _member_key(name: str) -> tuple[int, tuple[Any, ...], str]:
     """isort's order by type: CONSTANTS, then Classes, then everything else; natural order."""
-    base = name.split(" as ")[0]
+    base = name.split(" as ", maxsplit=1)[0]
     kind = 0 if base.isupper() and len(base) > 1 else 1 if base[:1].isupper() else 2
     return kind, _natural(base), name
 

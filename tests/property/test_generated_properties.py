@@ -65,7 +65,7 @@ def scalar_schema(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         schema["description"] = draw(text)
     if draw(st.integers(0, 3)) == 0 and schema["type"] != "boolean":
-        schema["enum"] = draw(st.lists(values, min_size=1, max_size=4, unique_by=lambda v: json.dumps(v)))
+        schema["enum"] = draw(st.lists(values, min_size=1, max_size=4, unique_by=json.dumps))
     if draw(st.integers(0, 3)) == 0:
         schema["default"] = draw(st.sampled_from(schema["enum"])) if "enum" in schema else draw(values)
     if schema["type"] == "string" and draw(st.integers(0, 4)) == 0:

@@ -7,7 +7,6 @@ samples/petstore.yaml); the end-to-end tests cover the same code through real cl
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -17,13 +16,12 @@ GOLDEN_SRC = Path(__file__).resolve().parents[1] / "golden" / "petstore" / "src"
 
 
 @pytest.fixture
-def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, ModuleType]]:
+def runtime(monkeypatch: pytest.MonkeyPatch) -> dict[str, ModuleType]:
     monkeypatch.syspath_prepend(str(GOLDEN_SRC))
     for name in list(__import__("sys").modules):
         if name == "petstore_mcp" or name.startswith("petstore_mcp."):
             monkeypatch.delitem(__import__("sys").modules, name)
-    modules = {name: importlib.import_module(f"petstore_mcp.{name}") for name in ("guard", "redact", "transport")}
-    yield modules
+    return {name: importlib.import_module(f"petstore_mcp.{name}") for name in ("guard", "redact", "transport")}
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Hashable
@@ -142,7 +143,7 @@ def parse_text(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
                 diagnostics.error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
                 raise GenerationError(diagnostics.items) from None
     try:
-        return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -187,10 +188,8 @@ def _lazy_lines(text: str) -> Callable[[str], int | None]:
             table = {}
             if len(text) > _MAX_LINE_INDEX_BYTES:
                 return None
-            try:
+            with contextlib.suppress(yaml.YAMLError):
                 _index(yaml.compose(text, Loader=_Loader), "", table)
-            except yaml.YAMLError:
-                pass
         while True:
             if pointer in table:
                 return table[pointer]

@@ -132,8 +132,7 @@ class _Parser:
         return version
 
     def _version_models(self) -> Any:
-        import openapi_pydantic.v3.v3_0 as v3_0  # openapi_pydantic.v3 loads both anyway
-        import openapi_pydantic.v3.v3_1 as v3_1
+        from openapi_pydantic.v3 import v3_0, v3_1  # openapi_pydantic.v3 loads both anyway
 
         return v3_0 if self.openapi_30 else v3_1
 
@@ -632,7 +631,7 @@ class _Parser:
             schema["deprecated"] = True
         return schema
 
-    def _body(self, op: _Operation) -> tuple[str, JsonSchema, bool, bool] | None | Literal[False]:
+    def _body(self, op: _Operation) -> tuple[str, JsonSchema, bool, bool] | Literal[False] | None:
         """(content type, schema, required, flatten) or None; False drops the operation."""
         raw = op.node.get("requestBody")
         if raw is None:
@@ -915,12 +914,12 @@ def _pick_media_type(types: list[str]) -> str | None:
 
 
 def _is_json(media: str) -> bool:
-    base = media.split(";")[0].strip().lower()
+    base = media.split(";", maxsplit=1)[0].strip().lower()
     return base == "application/json" or base.endswith("+json") or base == "*/*"
 
 
 def _is_json_like(media: str) -> bool:
-    base = media.split(";")[0].strip().lower()
+    base = media.split(";", maxsplit=1)[0].strip().lower()
     return _is_json(base) or base in ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
