@@ -77,8 +77,8 @@ def bench(name: str, clients: list[str], work: Path, upstream: MessyUpstream) ->
 
 def table(rows: list[dict[str, Any]]) -> str:
     base = {r["spec"]: r["listMs"] for r in rows if r["client"] == "py-handshake" and r.get("listMs")}
-    lines = [f"{'spec':8} {'tools':>5} {'client':13} {'list ms':>9} {'x py':>6} {'1st call ms':>11} "
-             f"{'list+1st x py':>13}  outcome"]
+    lines = [(f"{'spec':8} {'tools':>5} {'client':13} {'list ms':>9} {'x py':>6} {'1st call ms':>11} "
+              f"{'list+1st x py':>13}  outcome")]
     for r in rows:
         if r["client"] == "inspector":
             lines.append(f"{r['spec']:8} {r['tools']:>5} {'inspector':13} {'':>9} {'':>6} {'':>11}  {r['portability']}")

@@ -58,8 +58,8 @@ class Conflicts(Exception):
 
     def __init__(self, result: Result) -> None:
         self.result = result
-        assert result.plan is not None
-        super().__init__("\n".join(c.describe() for c in result.plan.blocking))
+        blocking = result.plan.blocking if result.plan is not None else []
+        super().__init__("\n".join(c.describe() for c in blocking))
 
 
 def openapi_options(options: Options) -> OpenApiOptions:

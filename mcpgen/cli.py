@@ -6,7 +6,7 @@ import enum
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -36,9 +36,9 @@ app = typer.Typer(
 )
 
 OutputOption = Annotated[
-    Optional[Path], typer.Option("--output", "-o", help="Output directory (default: ./<name>-mcp).")
+    Path | None, typer.Option("--output", "-o", help="Output directory (default: ./<name>-mcp).")
 ]
-NameOption = Annotated[Optional[str], typer.Option("--name", help="Server name (default: from the title/module).")]
+NameOption = Annotated[str | None, typer.Option("--name", help="Server name (default: from the title/module).")]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace a non-empty output directory.")]
 VerboseOption = Annotated[
     bool, typer.Option("--verbose", "-v", help="List every renamed tool (by default the first ten, then a count per reason).")
@@ -77,7 +77,7 @@ PageSizeOption = Annotated[
     int, typer.Option("--page-size", min=1, help="Tools per tools/list page (the server's <PREFIX>_PAGE_SIZE overrides).")
 ]
 ClientProfileOption = Annotated[
-    Optional[ClientName],
+    ClientName | None,
     typer.Option(
         "--client-profile",
         help="Advertise schemas and names this client accepts (the server still validates the full schema).",
@@ -96,7 +96,7 @@ MaxResponseOption = Annotated[
 
 
 def _surface(
-    tool_mode: ToolMode, page_size: int, client_profile: Optional[ClientName], max_response_chars: int
+    tool_mode: ToolMode, page_size: int, client_profile: ClientName | None, max_response_chars: int
 ) -> dict[str, object]:
     return {
         "tool_mode": tool_mode.value,
@@ -153,17 +153,17 @@ def from_openapi(
     force: ForceOption = False,
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
     models: Annotated[bool, typer.Option("--models/--no-models", help="Generate typed pydantic models.")] = True,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only operations with a tag matching this glob.")] = None,
-    exclude_tag: Annotated[Optional[list[str]], typer.Option("--exclude-tag", help="Skip operations tagged so.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="Only operations with a tag matching this glob.")] = None,
+    exclude_tag: Annotated[list[str] | None, typer.Option("--exclude-tag", help="Skip operations tagged so.")] = None,
     operation: Annotated[
-        Optional[list[str]], typer.Option("--operation", help="Only operations whose operationId matches this glob.")
+        list[str] | None, typer.Option("--operation", help="Only operations whose operationId matches this glob.")
     ] = None,
     exclude_operation: Annotated[
-        Optional[list[str]], typer.Option("--exclude-operation", help="Skip operations whose operationId matches.")
+        list[str] | None, typer.Option("--exclude-operation", help="Skip operations whose operationId matches.")
     ] = None,
-    path: Annotated[Optional[list[str]], typer.Option("--path", help="Only paths matching this glob, e.g. '/pets*'.")] = None,
-    exclude_path: Annotated[Optional[list[str]], typer.Option("--exclude-path", help="Skip paths matching.")] = None,
-    method: Annotated[Optional[list[str]], typer.Option("--method", help="Only these HTTP methods (repeatable).")] = None,
+    path: Annotated[list[str] | None, typer.Option("--path", help="Only paths matching this glob, e.g. '/pets*'.")] = None,
+    exclude_path: Annotated[list[str] | None, typer.Option("--exclude-path", help="Skip paths matching.")] = None,
+    method: Annotated[list[str] | None, typer.Option("--method", help="Only these HTTP methods (repeatable).")] = None,
     include_deprecated: Annotated[
         bool, typer.Option("--include-deprecated", help="Also generate deprecated operations.")
     ] = False,
@@ -211,10 +211,10 @@ def from_python(
     output: OutputOption = None,
     name: NameOption = None,
     include: Annotated[
-        Optional[list[str]], typer.Option("--include", help="Only functions matching this glob (repeatable).")
+        list[str] | None, typer.Option("--include", help="Only functions matching this glob (repeatable).")
     ] = None,
     exclude: Annotated[
-        Optional[list[str]], typer.Option("--exclude", help="Skip functions matching this glob (repeatable).")
+        list[str] | None, typer.Option("--exclude", help="Skip functions matching this glob (repeatable).")
     ] = None,
     force: ForceOption = False,
     max_name_length: MaxNameOption = DEFAULT_MAX_TOOL_NAME,
@@ -245,7 +245,7 @@ def lint_command(
     ] = [],  # noqa: B006 - typer reads the default, never mutates it
     output_format: Annotated[LintFormat, typer.Option("--format", help="table or json.")] = LintFormat.table,
     server_name: Annotated[
-        Optional[str], typer.Option("--server-name", help="Name clients know the server by (default: generated name).")
+        str | None, typer.Option("--server-name", help="Name clients know the server by (default: generated name).")
     ] = None,
 ) -> None:
     """Report, for every tool, each rule of each client it breaks; exit 1 on errors."""
@@ -409,7 +409,7 @@ def _rename_reason(diagnostic: Diagnostic) -> str | None:
 @app.command("new")
 def new(
     name: Annotated[str, typer.Argument(help="Project name: letters, digits, '-', '_' (e.g. weather-tools).")],
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Output directory (default: ./NAME).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Output directory (default: ./NAME).")] = None,
     force: ForceOption = False,
 ) -> None:
     """Create a hand-written MCP server project: example tool, resource and prompt, tests, README."""

@@ -16,9 +16,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import black
+from black.mode import Mode, TargetVersion  # black's __init__ re-exports these without `as`
+from black.parsing import InvalidInput
 
 LINE_LENGTH = 100  # generated code's; templates and model_style write to it, so black has little to change
-_MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=LINE_LENGTH)
+_MODE = Mode(target_versions={TargetVersion.PY310}, line_length=LINE_LENGTH)
 # Below this much Python, starting worker processes costs more than it saves.
 _PARALLEL_BYTES = 1_000_000
 
@@ -43,7 +45,7 @@ def _format_one(item: tuple[str, str, bool]) -> tuple[str, str]:
             compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             return path, text
         return path, black.format_str(text, mode=_MODE)
-    except (black.InvalidInput, SyntaxError, ValueError) as exc:
+    except (InvalidInput, SyntaxError, ValueError) as exc:
         raise ValueError(f"generated {path} is not valid Python: {exc}") from exc
 
 
@@ -100,7 +102,7 @@ def write_tree(output: Path, files: dict[str, str], force: bool = False) -> None
             target = staging / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8", newline="\n")
-        os.chmod(staging, 0o755)
+        os.chmod(staging, 0o755)  # noqa: S103 - a directory, readable like a checkout (mkdtemp gives 0o700)
         _swap(staging, output)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

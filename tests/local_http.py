@@ -8,6 +8,7 @@ lab_upstream.py, faults.py, tests/clients/messy_upstream.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import ssl
 import threading
@@ -46,10 +47,8 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         path, _, query = self.path.partition("?")
         headers = {name.lower(): value for name, value in self.headers.items()}
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
             self.server.owner.respond(self, Recorded(self.command, path, query, headers, body))
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout tests)
 
     def send(self, status: int, headers: Mapping[str, str], body: bytes = b"") -> None:
         """The status line, `headers` in their order, then `body` (none for HEAD)."""

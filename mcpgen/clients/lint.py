@@ -350,7 +350,7 @@ def to_table(findings: list[Finding], tools: int, clients: list[str]) -> str:
     header = ("CLIENT", "LEVEL", "RULE", "TOOL", "WHERE", "PROBLEM")
     rows = [header] + [(f.client, f.level, f.rule, f.tool or "(all)", f.pointer or "-", f.message) for f in findings]
     widths = [min(48, max(len(r[i]) for r in rows)) for i in range(len(header) - 1)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows] if findings else []
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1] for r in rows] if findings else []
     s = summary(findings, tools, clients)
     lines.append(f"{s['tools']} tools, {', '.join(clients)}: {s['errors']} errors, {s['warnings']} warnings")
     return "\n".join(lines)

@@ -90,7 +90,8 @@ class ModelJob:
                 self._error = payload
         if self._error is not None:
             raise self._error
-        assert self._done is not None
+        if self._done is None:  # pragma: no cover - a job ends with a result or an error
+            raise RuntimeError("the model generator ended without a result")
         return self._done
 
 
@@ -212,13 +213,10 @@ def used_schemas(document: dict[str, Any], roots: list[Any]) -> set[str]:
 
 
 def _datamodel_codegen(document: dict[str, Any]) -> Any:
-    from datamodel_code_generator import (  # heavy import, only when models are wanted
-        DataModelType,
-        InputFileType,
-        ModuleSplitMode,
-        PythonVersion,
-        generate,
-    )
+    # heavy imports, only when models are wanted; the enums from their own module, whose
+    # `__all__` lists them (the package's omits DataModelType)
+    from datamodel_code_generator import PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType, InputFileType, ModuleSplitMode
 
     with warnings.catch_warnings(), tempfile.TemporaryDirectory(prefix="mcpgen-models-") as settings:
         # Formatter settings are read from here, not from whatever pyproject.toml the caller's

@@ -140,11 +140,11 @@ def _sorted_group(lines: list[str]) -> list[str]:
             module, _, names = line[len("from "):].partition(" import ")
             members.setdefault(module, set()).update(n.strip() for n in names.split(",") if n.strip())
     statements = []
-    for module, names in members.items():
-        unaliased = sorted((n for n in names if " as " not in n), key=_member_key)
+    for module, imported in members.items():
+        unaliased = sorted((n for n in imported if " as " not in n), key=_member_key)
         if unaliased:
             statements.append((module, _member_key(unaliased[0]), f"from {module} import {', '.join(unaliased)}"))
-        for name in sorted((n for n in names if " as " in n), key=_member_key):
+        for name in sorted((n for n in imported if " as " in n), key=_member_key):
             statements.append((module, _member_key(name), f"from {module} import {name}"))
     statements.sort(key=lambda s: (_module_key(s[0]), s[1]))
     return plain + [text for _, _, text in statements]
@@ -152,7 +152,7 @@ def _sorted_group(lines: list[str]) -> list[str]:
 
 def _member_key(name: str) -> tuple[int, tuple[Any, ...], str]:
     """isort's order by type: CONSTANTS, then Classes, then everything else; natural order."""
-    base = name.split(" as ")[0]
+    base = name.split(" as ", maxsplit=1)[0]
     kind = 0 if base.isupper() and len(base) > 1 else 1 if base[:1].isupper() else 2
     return kind, _natural(base), name
 

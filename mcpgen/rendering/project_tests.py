@@ -59,7 +59,8 @@ def _case(tool: Tool) -> dict[str, Any]:
 def _canned_response(tool: Tool) -> dict[str, Any] | None:
     """What the stub upstream answers for this tool: status, content type, body (JSON
     value or base64 bytes). None when no response fitting the outputSchema can be built."""
-    assert tool.route is not None
+    if tool.route is None:
+        raise ValueError(f"{tool.name}: a canned upstream response needs an HTTP tool")
     kind = tool.route.response_kind
     if tool.output_schema is not None:
         schema = tool.output_schema["properties"]["result"] if tool.wraps_result else tool.output_schema

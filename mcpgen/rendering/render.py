@@ -175,7 +175,7 @@ def _black_literal(value: Any, column: int, depth: int, tail: str, target: str |
     indent = " " * 4 * (depth + 1)
     if isinstance(value, dict) and value:
         heads = [f"{pyrepr(k)}: " for k in value]
-        items = [head + _black_literal(v, len(indent) + len(head), depth + 1, ",") for head, v in zip(heads, value.values())]
+        items = [head + _black_literal(v, len(indent) + len(head), depth + 1, ",") for head, v in zip(heads, value.values(), strict=True)]
         brackets = "{}"
     elif isinstance(value, (list, tuple)) and value:
         items = [_black_literal(v, len(indent), depth + 1, ",") for v in value]
@@ -206,7 +206,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        autoescape=False,
+        autoescape=False,  # noqa: S701 - the output is Python, TOML, JSON and Markdown, escaped by the filters here
     )
     env.filters.update(
         pyrepr=pyrepr, pyassign=pyassign, pyentry=pyentry, pykwarg=pykwarg, docstring=docstring, docstring_literal=docstring_literal,
@@ -290,8 +290,7 @@ def resource_entry(resource: Resource) -> dict[str, Any]:
         entry["mimeType"] = resource.mime_type
     if resource.route is not None:
         entry["http"] = route_entry(resource.route)
-    else:
-        assert resource.call is not None
+    elif resource.call is not None:
         entry["call"] = [resource.call.module, resource.call.function, resource.call.is_async]
     return entry
 
@@ -342,8 +341,9 @@ def security_view(scheme: SecurityScheme) -> dict[str, Any]:
 
 def operation_view(tool: Tool) -> dict[str, Any]:
     route = tool.route
-    assert route is not None
-    arguments = [
+    if route is None:
+        raise ValueError(f"{tool.name}: the typed API covers HTTP tools only")
+    arguments: list[dict[str, Any]] = [
         {"ident": p.python_name, "key": p.argument, "annotation": p.python_type, "required": p.required}
         for p in route.params
     ]

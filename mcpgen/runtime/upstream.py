@@ -48,7 +48,7 @@ _client: httpx2.AsyncClient | None = None
 
 def shared_client() -> httpx2.AsyncClient:
     """One connection pool per process, created on first use."""
-    global _client
+    global _client  # noqa: PLW0603 - one connection pool per process
     if _client is None:
         _client = transport.make_client(
             event_hooks={"request": [_on_request], "response": [_on_response]}
@@ -218,10 +218,8 @@ def _path_value(argument: str, name: str, value: Any, style: str, explode: bool)
         if explode and isinstance(value, list):
             return "".join(f";{key}={v}" for _, v in enc)
         return f";{key}=" + ",".join(v for _, v in enc)
-    if is_object:
-        text = ",".join(f"{k}={v}" if explode else f"{k},{v}" for k, v in enc)
-    else:
-        text = ",".join(v for _, v in enc)
+    pairs = (f"{k}={v}" if explode else f"{k},{v}" for k, v in enc)
+    text = ",".join(pairs if is_object else (v for _, v in enc))
     if not text:
         raise InvalidArgument(f"{argument}: a path parameter cannot be empty")
     # `.` and `..` too, or the URL would be normalised to a parent path.

@@ -248,7 +248,7 @@ class SchemaConverter:
         root.elided = True
         target = self._target(ref, pointer)
         shallow = {k: v for k, v in target.items() if k in _SHALLOW_KEYS} if isinstance(target, dict) else {}
-        out = self._node(shallow, ref[1:], root, ())
+        out: JsonSchema = self._node(shallow, ref[1:], root, ())  # a dict in, so a dict out
         if "type" not in out:  # an untyped target (an allOf, say): any value, spelled portably
             out = {**ANY_VALUE, **out}
         out["description"] = (str(out.get("description", "")) + " (structure not shown)").strip()

@@ -212,7 +212,7 @@ class _Builder:
             value = math.ceil(value)
         if not low <= value <= high:
             raise Unsynthesisable("no number fits the bounds")
-        return int(value) if integer or float(value).is_integer() and isinstance(step, int) else value
+        return int(value) if integer or (float(value).is_integer() and isinstance(step, int)) else value
 
     def array(self, schema: dict[str, Any], depth: int) -> Any:
         count = schema.get("minItems", 0)

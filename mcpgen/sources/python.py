@@ -406,7 +406,7 @@ def _prompt(attr: str, loaded: _Loaded, diagnostics: Diagnostics) -> Prompt | No
                     "must be an ordinary named parameter", file, line)
             return None
         hint = hints.get(parameter.name, str)
-        if hint not in (str, str | None, typing.Optional[str]):
+        if hint not in (str, str | None, typing.Optional[str]):  # noqa: UP045 - either spelling
             _report(diagnostics, Level.ERROR, f"function {attr!r} (bound in mcpgen.toml): parameter {parameter.name!r} must take a "
                     "str (prompt arguments and URI template variables are strings)", file, line)
             return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Literal
 
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.ir import Project, Prompt, PromptArgument, PromptMessage
@@ -51,7 +52,7 @@ def apply_prompts(project: Project, specs: tuple[PromptSpec, ...], diagnostics: 
                             f"{where}.messages.{number}",
                             "declare it under `arguments`, or write {{ and }} for literal braces",
                         )
-            role = "assistant" if message.role == "assistant" else "user"
+            role: Literal["user", "assistant"] = "assistant" if message.role == "assistant" else "user"
             messages.append(PromptMessage(role, text, message.resource_uri, message.resource_mime_type))
         prompts.append(
             Prompt(

@@ -158,7 +158,8 @@ def _matches(rule: RouteRule, tool: Tool) -> bool:
 
 def _ineligible(tool: Tool, wanted_template: bool) -> str:
     route = tool.route
-    assert route is not None
+    if route is None:
+        return "it calls no HTTP operation"
     if route.method != "GET":
         return "only GET operations are read as resources"
     if any(p.required and p.location != "path" for p in route.params) or (route.body and route.body.required):

@@ -108,7 +108,7 @@ def inspector_calls(request: pytest.FixtureRequest, ts_clients: None, shared_htt
         for index, case in enumerate(SERVERS[server]):
             jobs[server, index] = [url, "--method", "tools/call", "--tool-name", case.tool, *tool_args(case.arguments)]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        runs = dict(zip(jobs, pool.map(lambda args: inspector(args, catalog), jobs.values())))
+        runs = dict(zip(jobs, pool.map(lambda args: inspector(args, catalog), jobs.values()), strict=True))
     return {key: (run.returncode, run.stdout, run.stderr) for key, run in runs.items()}
 
 

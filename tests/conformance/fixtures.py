@@ -58,12 +58,12 @@ def static_binary() -> bytes:
     return _PNG
 
 
-def template_data(id: str) -> str:  # noqa: A002 - the suite's template variable is `{id}`
+def template_data(id: str) -> str:  # `id`, a builtin's name: the suite's template variable is `{id}`
     """Data for one ID."""
     return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"}, separators=(",", ":"))
 
 
-def prompt_with_embedded_resource(resourceUri: str) -> list[types.PromptMessage]:  # noqa: N803 - the suite's name
+def prompt_with_embedded_resource(resourceUri: str) -> list[types.PromptMessage]:  # camelCase: the suite's name
     """A prompt that embeds the resource it is given.
 
     Args:

@@ -96,14 +96,15 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("conformance") / "out"
     run = subprocess.run(
         [sys.executable, "-m", "mcpgen", "from-python", str(FIXTURES), "-o", str(out), "--name", "conformance-fixture"],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
+        check=False, capture_output=True, text=True, timeout=300, cwd=REPO,
     )
     assert run.returncode == 0, run.stderr
     # The suite's prompts and resources, declared in mcpgen.toml as a user would, then regenerated.
     with (out / "mcpgen.toml").open("a", encoding="utf-8") as project_file:
         project_file.write("\n" + (Path(__file__).parent / "conformance.toml").read_text("utf-8"))
     run = subprocess.run(
-        [sys.executable, "-m", "mcpgen", "regenerate", str(out)], capture_output=True, text=True, timeout=300, cwd=REPO
+        [sys.executable, "-m", "mcpgen", "regenerate", str(out)],
+        check=False, capture_output=True, text=True, timeout=300, cwd=REPO,
     )
     assert run.returncode == 0, run.stderr
     return out
@@ -121,7 +122,7 @@ def _run_suite(tools: dict[str, Path], url: str, out: Path, *scenario: str) -> d
     args = [str(tools["conformance"]), "server", "--url", url, "-o", str(out)]
     if scenario:
         args += ["--scenario", *scenario]
-    run = subprocess.run(["node", *args], capture_output=True, text=True, timeout=600)
+    run = subprocess.run(["node", *args], check=False, capture_output=True, text=True, timeout=600)
     results: dict[str, list[dict[str, Any]]] = {}
     for folder in sorted(out.iterdir()):
         match = _RESULT_DIR.match(folder.name)
@@ -170,7 +171,7 @@ def test_json_schema_2020_12(npm_tools: dict[str, Path], server_url: str, tmp_pa
 def _inspector(tools: dict[str, Path], tmp_path: Path, *args: str) -> tuple[int, Any]:
     run = subprocess.run(
         [str(tools["inspector"]), "--cli", *args],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "MCP_CATALOG_PATH": str(tmp_path / "catalog.json")},  # not ~/.mcp-inspector
+        check=False, capture_output=True, text=True, timeout=120, env={**os.environ, "MCP_CATALOG_PATH": str(tmp_path / "catalog.json")},  # not ~/.mcp-inspector
     )
     try:
         return run.returncode, json.loads(run.stdout)

@@ -133,7 +133,7 @@ class FaultyUpstream(RecordingServer[Seen]):
             handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             handler.close_connection = True
             handler.connection.close()
-            return
+            return None
         if behaviour == "garbage":
             return self._send(handler, 200, b'{"id": 1, "name": "Rex", ')
         if behaviour == "schema":
@@ -155,7 +155,7 @@ class FaultyUpstream(RecordingServer[Seen]):
             if path.endswith("/photo"):
                 return self._send(handler, 200, CONTROL_TEXT.encode(), "text/plain; charset=utf-8")
             return self._send(handler, 200, json.dumps({**PET, "name": CONTROL_TEXT}).encode())
-        self._ok(handler, request)
+        return self._ok(handler, request)
 
     def _ok(self, handler: Handler, request: Recorded) -> None:
         parts = request.path.removeprefix(PREFIX).strip("/").split("/")
@@ -169,4 +169,4 @@ class FaultyUpstream(RecordingServer[Seen]):
             return self._send(handler, 204, b"")
         if parts[-1] == "photo":
             return self._send(handler, 200, b"a photo, in words", "text/plain")
-        self._send(handler, 200, json.dumps(PET).encode())
+        return self._send(handler, 200, json.dumps(PET).encode())

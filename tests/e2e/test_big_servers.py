@@ -278,7 +278,7 @@ def test_tool_count_warnings(tmp_path: Path, count: int, expected: list[str]) ->
     spec = many_operations(tmp_path, count)
     static = generate_openapi(spec, Options(output=tmp_path / "static", force=True))
     warnings = [d.message for d in static.diagnostics if d.level is Level.WARNING]
-    assert [w[: len(e)] for w, e in zip(warnings, expected)] == expected and len(warnings) == len(expected)
+    assert [w[: len(e)] for w, e in zip(warnings, expected, strict=False)] == expected and len(warnings) == len(expected)
     assert all("--tool-mode dynamic" in w for w in warnings)
     dynamic = generate_openapi(spec, Options(output=tmp_path / "dynamic", force=True, tool_mode="dynamic"))
     assert not [d for d in dynamic.diagnostics if d.level is Level.WARNING]

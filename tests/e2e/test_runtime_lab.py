@@ -287,7 +287,7 @@ async def test_multipart_file_from_the_upload_directory(lab: Connection, lab_ups
 async def test_upload_paths_outside_are_refused(
     lab: Connection, lab_upstream: LabUpstream, uploads: Path, path: str, message: str
 ) -> None:
-    if path == "/etc/hostname" and not os.path.exists(path):
+    if path == "/etc/hostname" and not os.path.exists(path):  # noqa: ASYNC240 - one stat, before any call
         path = str(uploads.parent / "secret.txt")
     text = error_text(await lab.call_tool("upload", {"file": {"path": path}}))
     assert message in text and "file.path" in text

@@ -276,7 +276,7 @@ async def test_control_characters_are_stripped(hardened: tuple[Client, Path], fa
     assert name in json.loads(result_text(pet))["name"]
     photo = result_text(await client.call_tool("getPetPhoto", {"petId": 14}))
     assert photo == "Rex[31m red bell nul evil\nline two\tcol"
-    assert CONTROL_TEXT != photo
+    assert photo != CONTROL_TEXT
 
 
 # -- upstream calls -------------------------------------------------------------------
@@ -340,7 +340,8 @@ async def test_slow_call_does_not_block_others(hardened: tuple[Client, Path], fa
     with anyio.fail_after(HANG_GUARD):
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(slow)
-            while not any(r.path.endswith("/pet/1001") for r in faulty.requests):
+            # polls the upstream's thread, which has no anyio event to set
+            while not any(r.path.endswith("/pet/1001") for r in faulty.requests):  # noqa: ASYNC110
                 await anyio.sleep(0.01)  # the slow request is at the upstream now
             async with anyio.create_task_group() as quick:
                 for number in range(5):

@@ -16,7 +16,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 def mcpgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcpgen", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "mcpgen", *args], check=False, cwd=cwd, capture_output=True, text=True, timeout=300,
         env={**os.environ, "NO_COLOR": "1"},
     )
 
@@ -88,18 +88,6 @@ def test_default_output_dir_and_name(tmp_path: Path) -> None:
     named = mcpgen("from-openapi", str(SAMPLES / "bookshelf.yaml"), "--name", "Shelf", cwd=tmp_path)
     assert named.returncode == 0, named.stderr
     assert (tmp_path / "shelf-mcp/src/shelf_mcp/project.py").read_text().count('env_prefix="SHELF"') == 1
-
-
-def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
-    trees = []
-    for seed in ("1", "2"):
-        out = tmp_path / f"out{seed}"
-        subprocess.run(
-            [sys.executable, "-m", "mcpgen", "from-openapi", str(SAMPLES / "petstore.yaml"), "-o", str(out)],
-            check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300,
-        )
-        trees.append({p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()})
-    assert trees[0] == trees[1]
 
 
 @pytest.mark.parametrize("verbose", [False, True])

@@ -29,7 +29,7 @@ def test_hostile_text_stays_data(tmp_path: Path) -> None:
         "print(json.dumps([[t.name, t.title, t.description] for t in app._tool_list()] + [p.PROJECT.base_url]))\n"
     )
     run = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", script], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=120,
         env={**os.environ, "PYTHONPATH": str(tmp_path / "out/src")},
     )
     assert run.returncode == 0, run.stderr

@@ -25,16 +25,20 @@ from mcpgen.options import Options
 from mcpgen.rendering.render import render_project
 from tests.hostile.inprocess import check_tools, list_tools
 
-settings.register_profile(
-    "default", max_examples=20, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
-)
+# Settings on each test, not a loaded profile: a profile is global, and loading one here
+# changed every other module's property tests (20 examples instead of hypothesis' 100).
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
 # Shrinking a failure costs minutes here (each example generates a package): only the long run shrinks.
-settings.register_profile("default", parent=settings.get_profile("default"),
-                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
-settings.register_profile("long", max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
-settings.register_profile("search", parent=settings.get_profile("default"), max_examples=300)  # find, don't shrink
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+_NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
+_PROFILES = {
+    "default": settings(max_examples=20, deadline=None, suppress_health_check=_HEALTH, phases=_NO_SHRINK),
+    "long": settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck)),
+    "search": settings(max_examples=300, deadline=None, suppress_health_check=_HEALTH, phases=_NO_SHRINK),  # find
+}
+_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
+if _PROFILE not in _PROFILES:
+    raise ValueError(f"HYPOTHESIS_PROFILE={_PROFILE!r}: expected one of {', '.join(_PROFILES)}")
+_SETTINGS = _PROFILES[_PROFILE]
 
 
 # -- text: mostly plain, sometimes hostile -----------------------------------------
@@ -65,7 +69,7 @@ def scalar_schema(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         schema["description"] = draw(text)
     if draw(st.integers(0, 3)) == 0 and schema["type"] != "boolean":
-        schema["enum"] = draw(st.lists(values, min_size=1, max_size=4, unique_by=lambda v: json.dumps(v)))
+        schema["enum"] = draw(st.lists(values, min_size=1, max_size=4, unique_by=json.dumps))
     if draw(st.integers(0, 3)) == 0:
         schema["default"] = draw(st.sampled_from(schema["enum"])) if "enum" in schema else draw(values)
     if schema["type"] == "string" and draw(st.integers(0, 4)) == 0:
@@ -154,6 +158,7 @@ def _generate(build: Callable[[], tuple[Project, list[Diagnostic]]], output: Pat
     return tools
 
 
+@_SETTINGS
 @given(spec=openapi_specs())
 def test_random_openapi_specs(spec: dict[str, Any], tmp_path_factory: Any) -> None:
     root = tmp_path_factory.mktemp("openapi")
@@ -228,6 +233,7 @@ def python_modules(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+@_SETTINGS
 @given(source=python_modules())
 def test_random_python_signatures(source: str, tmp_path_factory: Any) -> None:
     root = tmp_path_factory.mktemp("python")

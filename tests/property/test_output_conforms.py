@@ -48,7 +48,7 @@ from mcpgen.rendering import render
 from tests.clients.ajv import Ajv
 
 _LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
-# Set per test rather than as a profile: profiles are global, and the other property module loads its own.
+# Set per test rather than as a profile: a loaded profile is global and would reach every other test.
 _SETTINGS = settings(
     max_examples=2_000 if _LONG else 150,
     deadline=None,

@@ -132,7 +132,7 @@ def test_malformed_value_names_variable_and_form(project: Project, setting: str,
 def test_upload_dir_must_be_a_directory(project: Project, tmp_path: Path) -> None:
     file = tmp_path / "a-file"
     file.write_text("")
-    with pytest.raises(SettingsError, match="PETSTORE_UPLOAD_DIR=.*expected an existing directory"):
+    with pytest.raises(SettingsError, match=r"PETSTORE_UPLOAD_DIR=.*expected an existing directory"):
         load(project, UPLOAD_DIR=str(file))
 
 

@@ -127,7 +127,7 @@ def test_path_parameters(api: Upstream, style: str, explode: bool, value: Any, e
 
 def test_an_empty_path_parameter_is_refused(api: Upstream) -> None:
     shape = route("/pets/{petId}", params=(param("petId", "path", "simple", False, "pet_id"),))
-    with pytest.raises(upstream.InvalidArgument, match="^pet_id: a path parameter cannot be empty$"):
+    with pytest.raises(upstream.InvalidArgument, match=r"^pet_id: a path parameter cannot be empty$"):
         send(shape, {"pet_id": ""})
     assert api.requests == []
 
@@ -246,7 +246,7 @@ def test_text_and_binary_bodies(api: Upstream) -> None:
     request = received(api, route(method="PUT", body=binary), {"data": base64.b64encode(b"\x00\xff").decode()})
     assert request.body == b"\x00\xff" and request.headers["content-type"] == "application/octet-stream"
     api.clear()
-    with pytest.raises(upstream.InvalidArgument, match="^data: not valid base64$"):
+    with pytest.raises(upstream.InvalidArgument, match=r"^data: not valid base64$"):
         send(route(method="PUT", body=binary), {"data": "not base64!"})
     assert api.requests == []
 

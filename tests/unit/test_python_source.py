@@ -19,10 +19,10 @@ import pytest
 
 from mcpgen.diagnostics import Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, Project, PythonCall
-from mcpgen.schema.output import with_content_id
 from mcpgen.runtime import functions as runtime_functions
 from mcpgen.runtime import project as runtime_project
 from mcpgen.runtime.project import Project as RuntimeProject
+from mcpgen.schema.output import with_content_id
 from mcpgen.sources import python as python_source
 from mcpgen.sources.python import parse_python
 

@@ -109,7 +109,7 @@ def test_apply_with_force_keeps_orig_and_never_touches_user_files(tmp_path: Path
     generated = {"pkg/a.py": "b\n"}
     user = {"pkg/hooks.py": "template\n"}
     the_plan = plan(tmp_path, generated, user, manifest)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="conflicts present"):
         apply(tmp_path, the_plan, generated, user, manifest, force=False)
     new_manifest = Manifest("0", {"pkg/a.py": digest("b\n")}, ("pkg/hooks.py",))
     backups = apply(tmp_path, the_plan, generated, user, new_manifest, force=True)

@@ -207,7 +207,7 @@ def test_keyword_named_model_classes_get_importable_modules(tmp_path: Path) -> N
     }}}
     index = generate_models(doc)
     assert set(index.classes) == {"from", "Class"}
-    for name, (path, cls) in index.classes.items():
+    for name, (path, _cls) in index.classes.items():
         module_name = path[:-3].replace("/", ".")
         assert module_name.isidentifier() or all(p.isidentifier() for p in module_name.split("."))
         assert not __import__("keyword").iskeyword(module_name.rsplit(".", 1)[-1]), (name, path)
@@ -285,10 +285,10 @@ def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, mon
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ("# h\n\nfrom __future__ import annotations\n\nfrom typing import Any\nfrom pydantic import BaseModel\n"
-         "from datetime import date\nfrom . import a as a_1, b\n\n\nclass X(BaseModel):\n    pass\n",
-         "# h\n\nfrom __future__ import annotations\n\nfrom datetime import date\nfrom typing import Any\n\n"
-         "from pydantic import BaseModel\n\nfrom . import a as a_1\nfrom . import b\n\n\nclass X(BaseModel):\n    pass\n"),
+        (("# h\n\nfrom __future__ import annotations\n\nfrom typing import Any\nfrom pydantic import BaseModel\n"
+          "from datetime import date\nfrom . import a as a_1, b\n\n\nclass X(BaseModel):\n    pass\n"),
+         ("# h\n\nfrom __future__ import annotations\n\nfrom datetime import date\nfrom typing import Any\n\n"
+          "from pydantic import BaseModel\n\nfrom . import a as a_1\nfrom . import b\n\n\nclass X(BaseModel):\n    pass\n")),
         # isort's order: `import` lines first, natural order, classes before functions, `..` before `.`
         ("from . import x2, x11, y as z\nfrom .. import up\nimport sys\nfrom os import path, PathLike, SEP\n\nv = 1\n",
          "import sys\nfrom os import SEP, PathLike, path\n\nfrom .. import up\nfrom . import x2, x11\nfrom . import y as z\n\nv = 1\n"),

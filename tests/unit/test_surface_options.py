@@ -37,7 +37,7 @@ def test_bad_surface_options_in_mcpgen_toml(tmp_path: Path, line: str, expected:
     out = tmp_path / "pet"
     api.generate_openapi(PETSTORE, Options(output=out))
     toml = out / "mcpgen.toml"
-    key = line.split(" =")[0]
+    key = line.split(" =", maxsplit=1)[0]
     text = "\n".join(line if row.startswith(key + " =") else row for row in toml.read_text().splitlines())
     toml.write_text(text + "\n")
     with pytest.raises(GenerationError) as caught:

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from mcpgen.diagnostics import Diagnostics, GenerationError
 
-_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:  # the C loader (when libyaml is there) has the pure one's interface
+    _SafeLoader = yaml.SafeLoader
+else:
+    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _BOOL = "tag:yaml.org,2002:bool"
 _ALIAS = re.compile(r"(?:^|[\s\[{,])\*[^\s,\[\]{}]")  # `*name` where YAML allows an alias (and then some)
 
 
-class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
+class _Loader(_SafeLoader):
     """A safe loader that yields the JSON data model OpenAPI is defined in.
 
     YAML 1.1 would turn `2024-01-15T14:30:00Z` into a datetime (which JSON cannot encode),
@@ -36,7 +40,7 @@ class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
             _check_aliases(node)
         return super().construct_document(node)
 
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Hashable, Any]:  # every key a str
         mapping = super().construct_mapping(node, deep=deep)
         return {_json_key(key): value for key, value in mapping.items()}
 
@@ -139,7 +143,7 @@ def parse_text(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
                 diagnostics.error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
                 raise GenerationError(diagnostics.items) from None
     try:
-        return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -184,10 +188,8 @@ def _lazy_lines(text: str) -> Callable[[str], int | None]:
             table = {}
             if len(text) > _MAX_LINE_INDEX_BYTES:
                 return None
-            try:
+            with contextlib.suppress(yaml.YAMLError):
                 _index(yaml.compose(text, Loader=_Loader), "", table)
-            except yaml.YAMLError:
-                pass
         while True:
             if pointer in table:
                 return table[pointer]

@@ -11,7 +11,7 @@ import fnmatch
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeGuard
 from urllib.parse import unquote, urljoin
 
 from pydantic import ValidationError
@@ -27,6 +27,7 @@ from mcpgen.ir import (
     HttpRoute,
     JsonSchema,
     Origin,
+    ParamLocation,
     Project,
     ResponseKind,
     SecurityScheme,
@@ -67,6 +68,11 @@ def _json_depth(value: Any) -> int:
             deepest = max(deepest, depth)
             stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
     return deepest
+
+
+def _is_param_location(location: str) -> TypeGuard[ParamLocation]:
+    """`in` names a place a parameter can go (a 2.0 `body` parameter is the request body)."""
+    return location in _LOCATION_ORDER and location != "body"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +132,9 @@ class _Parser:
         return version
 
     def _version_models(self) -> Any:
-        if self.openapi_30:
-            import openapi_pydantic.v3.v3_0 as models
-        else:
-            import openapi_pydantic.v3.v3_1 as models
-        return models
+        from openapi_pydantic.v3 import v3_0, v3_1  # openapi_pydantic.v3 loads both anyway
+
+        return v3_0 if self.openapi_30 else v3_1
 
     def _warn(self, message: str, pointer: str) -> None:
         self.diag.warning(message, pointer)
@@ -174,7 +178,8 @@ class _Parser:
         return node, pointer
 
     def project(self) -> Project:
-        info = self.doc.get("info") if isinstance(self.doc.get("info"), dict) else {}
+        info = self.doc.get("info")
+        info = info if isinstance(info, dict) else {}
         if not info:
             self.diag.warning("missing `info`", "/info")
         title = str(info.get("title") or self.path.stem)
@@ -267,8 +272,8 @@ class _Parser:
         """A server variable's value: its default, else the first of its enum."""
         pointer = join_pointer("/servers/0/variables", name)
         spec = spec if isinstance(spec, dict) else {}
-        default, choices = spec.get("default"), spec.get("enum")
-        choices = [str(c) for c in choices] if isinstance(choices, list) else []
+        default, enum = spec.get("default"), spec.get("enum")
+        choices = [str(c) for c in enum] if isinstance(enum, list) else []
         if default is None and choices:
             self._warn(f"server variable {name!r} has no default; using the first of its enum, {choices[0]!r}", pointer)
             return choices[0]
@@ -321,8 +326,9 @@ class _Parser:
                 described or "HTTP basic credentials",
             )
         if kind == "oauth2":
-            flows = node.get("flows") if isinstance(node.get("flows"), dict) else {}
-            flow = flows.get("clientCredentials") if isinstance(flows.get("clientCredentials"), dict) else {}
+            flows = node.get("flows")
+            flow = flows.get("clientCredentials") if isinstance(flows, dict) else None
+            flow = flow if isinstance(flow, dict) else {}
             token_url = flow.get("tokenUrl") if isinstance(flow.get("tokenUrl"), str) else None
             if token_url is None:  # only a token obtained elsewhere can be used
                 text = described or "OAuth2 access token, sent as a Bearer token"
@@ -449,6 +455,8 @@ class _Parser:
             if is_required:
                 required.append(argument)
             http_params.append((argument, location, wire, is_required, style, explode, schema))
+        # (content type, required, flattened fields, whole-body argument, schema)
+        http_body: tuple[str, bool, list[tuple[str, str, bool, JsonSchema, bool]], str | None, JsonSchema] | None
         http_body = None
         if body is not None:
             content_type, body_schema, body_required, flatten = body
@@ -568,7 +576,7 @@ class _Parser:
         taken.add(argument)
         return argument
 
-    def _parameters(self, op: _Operation) -> list[tuple[str, str, JsonSchema, bool, str, bool]] | None:
+    def _parameters(self, op: _Operation) -> list[tuple[ParamLocation, str, JsonSchema, bool, str, bool]] | None:
         """Path-item and operation parameters merged by (name, in), sorted by location."""
         merged: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
         item_pointer = op.pointer.rpartition("/")[0]
@@ -583,7 +591,7 @@ class _Parser:
         path_names = set(re.findall(r"{([^}/]+)}", op.path))
         out = []
         for (wire, location), (node, pointer) in merged.items():
-            if location not in _LOCATION_ORDER or location == "body":
+            if not _is_param_location(location):
                 self._warn(f"parameter location {location!r} is not supported; ignored", pointer)
                 continue
             if location == "header" and wire.lower() in _IGNORED_HEADERS:
@@ -623,7 +631,7 @@ class _Parser:
             schema["deprecated"] = True
         return schema
 
-    def _body(self, op: _Operation) -> tuple[str, JsonSchema, bool, bool] | None | bool:
+    def _body(self, op: _Operation) -> tuple[str, JsonSchema, bool, bool] | Literal[False] | None:
         """(content type, schema, required, flatten) or None; False drops the operation."""
         raw = op.node.get("requestBody")
         if raw is None:
@@ -856,7 +864,8 @@ def _file_argument_schema(schema: Any, defs: dict[str, Any], upload_env: str) ->
     target = schema
     if isinstance(target, dict) and isinstance(target.get("$ref"), str) and target["$ref"].startswith("#/$defs/"):
         target = defs.get(target["$ref"][len("#/$defs/"):], {})
-    if isinstance(target, dict) and "array" in (target.get("type") if isinstance(target.get("type"), list) else [target.get("type")]):
+    types = target.get("type") if isinstance(target, dict) else None
+    if isinstance(target, dict) and "array" in (types if isinstance(types, list) else [types]):
         return {"type": "array", "items": one}
     description = target.get("description") if isinstance(target, dict) else None
     if isinstance(description, str) and description:
@@ -905,12 +914,12 @@ def _pick_media_type(types: list[str]) -> str | None:
 
 
 def _is_json(media: str) -> bool:
-    base = media.split(";")[0].strip().lower()
+    base = media.split(";", maxsplit=1)[0].strip().lower()
     return base == "application/json" or base.endswith("+json") or base == "*/*"
 
 
 def _is_json_like(media: str) -> bool:
-    base = media.split(";")[0].strip().lower()
+    base = media.split(";", maxsplit=1)[0].strip().lower()
     return _is_json(base) or base in ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
