@@ -130,7 +130,7 @@ def admit(name: str) -> str | None:
 
 def upstream_limited(status: int, retry_after: str | None) -> tuple[str, float | None]:
     """Note an upstream 429: calls wait out its Retry-After here instead of hitting the API again."""
-    global _upstream_blocked_until  # noqa: PLW0603 - one upstream per process
+    global _upstream_blocked_until
     seconds = parse_retry_after(retry_after)
     if seconds is not None:
         _upstream_blocked_until = max(_upstream_blocked_until, time.monotonic() + seconds)

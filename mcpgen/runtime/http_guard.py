@@ -22,7 +22,7 @@ from . import settings
 from .settings import is_loopback
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-_WILDCARD = ("0.0.0.0", "::", "")  # noqa: S104 - recognised, not bound
+_WILDCARD = ("0.0.0.0", "::", "")
 
 
 def allowed_hosts(bind_host: str) -> list[str]:

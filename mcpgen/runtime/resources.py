@@ -106,7 +106,8 @@ def _match(uri: str) -> tuple[dict[str, Any], dict[str, str]] | None:
         found = pattern.fullmatch(uri)
         if found:
             return entry, {
-                arg: unquote(value) for arg, value in zip(entry["variables"], found.groups(), strict=True)
+                arg: unquote(value)
+                for arg, value in zip(entry["variables"], found.groups(), strict=True)
             }
     return None
 

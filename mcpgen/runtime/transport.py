@@ -83,7 +83,7 @@ def make_client(**options: Any) -> httpx2.AsyncClient:
 def backoff(attempt: int) -> float:
     """Exponential, capped, with jitter so that many clients do not retry in step."""
     ceiling = min(BACKOFF_CAP, BACKOFF_BASE * 2.0**attempt)
-    return ceiling / 2 + random.uniform(0, ceiling / 2)  # noqa: S311 - jitter, not a secret
+    return ceiling / 2 + random.uniform(0, ceiling / 2)
 
 
 async def send_with_retries(

@@ -48,7 +48,7 @@ _client: httpx2.AsyncClient | None = None
 
 def shared_client() -> httpx2.AsyncClient:
     """One connection pool per process, created on first use."""
-    global _client  # noqa: PLW0603 - one connection pool per process
+    global _client
     if _client is None:
         _client = transport.make_client(
             event_hooks={"request": [_on_request], "response": [_on_response]}
