@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,12 +165,36 @@ def emit(
     return Result(project, output, generated, diagnostics, the_plan, changes, backups)
 
 
+_RECORDED_NAME = (
+    re.compile(r'^    name="([a-z0-9-]{1,100})",$', re.MULTILINE),  # project.py
+    re.compile(r'^SERVER_NAME = "([a-z0-9-]{1,100})"$', re.MULTILINE),  # config.py, before runtime/
+)
+
+
+def served_name(project_dir: Path) -> str | None:
+    """The server name a generated project was given, read as text from its package (the
+    project may come from anywhere: nothing of it is imported); None if it cannot be told."""
+    for facts in ("project.py", "config.py"):
+        for path in sorted(project_dir.glob(f"src/*/{facts}")):
+            if not path.resolve().is_relative_to(project_dir.resolve()) or not path.is_file():
+                continue
+            with path.open("rb") as file:
+                text = file.read(1_000_000).decode("utf-8", "replace")
+            for pattern in _RECORDED_NAME:
+                found = pattern.search(text)
+                if found:
+                    return found.group(1)
+    return None
+
+
 def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -> Result:
     """Rebuild `project_dir` from its mcpgen.toml; never overwrite a file the user edited
     (unless `force`, which keeps a `.orig` copy). `check` computes everything, writes nothing."""
     project_dir = project_dir.resolve()
     project_file, toml_diagnostics = read_project_file(project_dir)
     options = project_file.options.model_copy(update={"output": project_dir, "force": force})
+    if options.name is None:  # keep the name it has: the default-name rule may have changed since
+        options = options.model_copy(update={"name": served_name(project_dir)})
     target = project_file.source_target(project_dir)
     if (project_file.source_kind == "openapi" or target.endswith(".py")) and not Path(target).is_file():
         key = f"source.{project_file.source_kind}"

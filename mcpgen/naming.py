@@ -29,6 +29,35 @@ def slug(text: str) -> str:
     return "-".join(w for w in words if w) or "server"
 
 
+# Words a spec title carries that say nothing about which API it is ("GitHub's official
+# OpenAPI spec + Octokit extension" is GitHub's); a version (`v3`, `2024`) counts too.
+_TITLE_FILLER = frozenset({
+    "a", "an", "and", "api", "apis", "definition", "description", "extension", "for", "http", "https", "json",
+    "namespace", "odata", "of", "official", "openapi", "rest", "restful", "s", "service", "services", "spec",
+    "specification", "swagger", "the", "version", "web", "with", "yaml",
+})
+_VERSION_WORD = re.compile(r"^(v\d+|\d+)$")
+MAX_DEFAULT_NAME_WORDS, MAX_DEFAULT_NAME = 3, 30
+
+
+def default_server_name(title: str) -> str:
+    """A short server name from a spec's title: its first run of telling words, at most three
+    (`GitHub's official OpenAPI spec` -> `github`, `Swagger Petstore` -> `petstore`, `Slack Web
+    API` -> `slack`); the whole title's slug, cut, when no word tells."""
+    words = [w for w in re.split(r"[^a-z0-9]+", ascii_fold(title).lower()) if w]
+    kept: list[str] = []
+    for word in words:
+        filler = word in _TITLE_FILLER or _VERSION_WORD.match(word) is not None
+        if filler and kept:
+            break
+        if not filler and (not kept or kept[-1] != word):
+            kept.append(word)
+        if len(kept) == MAX_DEFAULT_NAME_WORDS:
+            break
+    name = "-".join(kept) or slug(title)
+    return name[:MAX_DEFAULT_NAME].strip("-") or "server"
+
+
 def _split_words(text: str) -> str:
     return _WORD_BOUNDARY.sub(" ", text)
 

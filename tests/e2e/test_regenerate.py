@@ -362,3 +362,24 @@ def test_a_moved_route_is_reported_as_a_route_change_with_its_arguments(tmp_path
     assert not any(kind in ("added", "removed") for _, kind, _ in found)  # never "removed [BREAKING]" + "new"
     assert report["summary"]["moved"] == 1 and report["summary"]["renamed"] == (1 if rename else 0)
     assert "no changes" in run("regenerate", str(out))[1]  # applied: nothing changes now
+
+
+def test_regenerate_keeps_the_name_a_project_was_given(tmp_path: Path) -> None:
+    """A project whose mcpgen.toml names no server keeps the name it was generated with, even
+    when the default-name rule has changed since (packages and variables would move otherwise)."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump({
+        "openapi": "3.0.3", "info": {"title": "Swagger Petstore", "version": "1"},
+        "paths": {"/p": {"get": {"operationId": "p", "responses": {"204": {"description": "ok"}}}}},
+    }))
+    out = tmp_path / "out"
+    code, _, err = run("from-openapi", str(spec), "-o", str(out), "--name", "swagger-petstore")
+    assert code == 0, err
+    toml = out / "mcpgen.toml"
+    toml.write_text("\n".join(line for line in toml.read_text().splitlines() if not line.startswith("name = ")) + "\n")
+    code, _, err = run("regenerate", str(out))
+    assert code == 0, err
+    assert "Up to date" in err and (out / "src" / "swagger_petstore_mcp" / "project.py").is_file()
+    fresh = tmp_path / "fresh"
+    code, _, err = run("from-openapi", str(spec), "-o", str(fresh))
+    assert code == 0 and "server name 'petstore' (settings PETSTORE_*), shortened from the title" in err, err

@@ -48,6 +48,6 @@ def test_hostile_text_passes_the_linters(tmp_path: Path) -> None:
     pyproject = (tmp_path / "out/pyproject.toml").read_text()
     import tomllib
 
-    assert tomllib.loads(pyproject)["project"]["name"] == "inject-api-mcp"
+    assert tomllib.loads(pyproject)["project"]["name"] == "inject-mcp"
     readme = (tmp_path / "out/README.md").read_text()
     assert readme.count("```") % 2 == 0  # spec text cannot open or close a code block

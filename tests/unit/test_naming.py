@@ -125,3 +125,24 @@ def test_property_names(name: str, expected: str) -> None:
 @pytest.mark.parametrize(("raw", "version"), [("1.2.0", "1.2.0"), ("v2", "2"), ("2023-01-01", "2023.1.1"), ("1.0.0-beta", "1.0.0b0"), ("latest", "0.1.0")])
 def test_package_version(raw: str, version: str) -> None:
     assert naming.package_version(raw) == version
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("GitHub's official OpenAPI spec + Octokit extension", "github"),  # not github-s-official-openapi-...
+        ("Swagger Petstore", "petstore"),
+        ("Stripe API", "stripe"),
+        ("Slack Web API", "slack"),
+        ("Twilio - Intelligence", "twilio-intelligence"),
+        ("OData Service for namespace microsoft.graph", "microsoft-graph"),
+        ("Haryana State Board of Technical Education, Haryana", "haryana-state-board"),  # three words at most
+        ("Webhooks Webhooks", "webhooks"),
+        ("Petstore", "petstore"),
+        ("API", "api"),  # nothing tells: the title's own slug
+        ("", "server"),
+        ("x" * 80, "x" * 30),
+    ],
+)
+def test_default_server_name_is_short_and_telling(title: str, name: str) -> None:
+    assert naming.default_server_name(title) == name

@@ -126,7 +126,7 @@ def test_base_url_uses_server_variable_defaults(tmp_path: Path) -> None:
     doc = spec({}, servers=[{"url": "https://{region}.example.com/{v}/", "variables": {"region": {"default": "eu"}, "v": {"default": "v2"}}}])
     project, _ = parse(tmp_path, doc)
     assert project.base_url == "https://eu.example.com/v2"
-    assert project.env_vars[0].name == "TEST_API_BASE_URL"
+    assert project.env_vars[0].name == "TEST_BASE_URL"
 
 
 def test_parse_is_deterministic(tmp_path: Path) -> None:
@@ -191,5 +191,5 @@ def test_server_urls(tmp_path: Path, server: dict, info: dict, expected: str | N
     else:
         assert len(warnings) == 1 and warning in warnings[0]
     base = project.env_vars[0]
-    assert base.name == "TEST_API_BASE_URL" and base.default == expected
+    assert base.name == "TEST_BASE_URL" and base.default == expected
     assert ("required" in base.description) == (expected is None)

@@ -183,8 +183,14 @@ class _Parser:
         if not info:
             self.diag.warning("missing `info`", "/info")
         title = str(info.get("title") or self.path.stem)
-        name = naming.slug(self.options.name) if self.options.name else naming.slug(title)
+        name = naming.slug(self.options.name) if self.options.name else naming.default_server_name(title)
         prefix = naming.env_prefix(name)
+        if not self.options.name and name != naming.slug(title):
+            self.diag.info(
+                f"server name {name!r} (settings {prefix}_*), shortened from the title {title!r}",
+                "/info/title",
+                "choose another with --name, or `name` in mcpgen.toml",
+            )
         self._upload_env = f"{prefix}_UPLOAD_DIR"
         schemes = self._security_schemes(prefix)
         operations = self._operations()
