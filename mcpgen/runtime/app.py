@@ -18,7 +18,7 @@ import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import audit, extensions, guard, paging, redact, results, settings
+from . import audit, extensions, guard, messages, paging, redact, results, settings
 from .catalog import tool_table
 from .project import current, resets
 
@@ -69,9 +69,8 @@ def _output_validator(name: str) -> Any:
 
 
 def _errors(validator: Any, instance: Any, root: str = "(arguments)") -> list[str]:
-    """Validation errors as `field: message` lines, in a stable order."""
-    found = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
-    return [f"{'.'.join(str(p) for p in e.absolute_path) or root}: {e.message}" for e in found]
+    """Validation errors as `field: what was expected, what was given` lines, in a stable order."""
+    return messages.problems(validator, instance, root)
 
 
 def error_result(message: str) -> types.CallToolResult:

@@ -21,7 +21,7 @@ from typing import Any
 import jsonschema
 from mcp import types
 
-from . import guard, redact
+from . import guard, messages, redact
 from .catalog import tool_table
 
 SEARCH, DESCRIBE, CALL = "search_tools", "describe_tool", "call_tool"
@@ -154,10 +154,7 @@ async def call_meta(
     name: str, arguments: dict[str, Any], run_tool: RunTool
 ) -> types.CallToolResult:
     """Answer one meta-tool call; `run_tool` runs a catalogue tool exactly as tools/call would."""
-    problems = sorted(
-        f"{'.'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}"
-        for e in _validator(name).iter_errors(arguments)
-    )
+    problems = messages.problems(_validator(name), arguments)
     if problems:
         return _error("Invalid arguments:\n" + "\n".join(problems))
     if name == SEARCH:
