@@ -375,7 +375,7 @@ def serve_http(host: str, port: int) -> None:
     """Stateless streamable HTTP at http://HOST:PORT/mcp."""
     import uvicorn
 
-    from .http_guard import protect, transport_security
+    from .http_guard import auth_mode, protect, transport_security
 
     app = server().streamable_http_app(
         stateless_http=True,
@@ -386,7 +386,7 @@ def serve_http(host: str, port: int) -> None:
     shown = f"[{host}]" if ":" in host else host
     # On stderr (stdout is the protocol's on stdio): where to point a client, since uvicorn logs warnings only.
     print(
-        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp",
+        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp, {auth_mode()}",
         file=sys.stderr,
         flush=True,
     )

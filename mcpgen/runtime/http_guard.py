@@ -19,6 +19,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import settings
+from .project import current
 from .settings import is_loopback
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -89,7 +90,56 @@ async def _unauthorized(send: Send) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class Greeter:
+    """ASGI wrapper: a GET that does not accept an event stream (a browser, a bare `curl`) is
+    answered at once with what this endpoint is, instead of an idle stream that never ends.
+    MCP clients send `Accept: text/event-stream` on GET and are passed through."""
+
+    def __init__(self, app: ASGIApp, name: str) -> None:
+        self.app = app
+        self.name = name
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
+            accept = b",".join(v for k, v in scope.get("headers", []) if k == b"accept")
+            if b"text/event-stream" not in accept:
+                await _plain(send, 406, _greeting(self.name), scope.get("method") == "HEAD")
+                return
+        await self.app(scope, receive, send)
+
+
+def _greeting(name: str) -> str:
+    return (
+        f"{name}: an MCP server (streamable HTTP). Point an MCP client at this URL; requests are "
+        "JSON-RPC POSTs with 'Accept: application/json, text/event-stream'.\n"
+    )
+
+
+async def _plain(send: Send, status: int, text: str, head_only: bool = False) -> None:
+    body = text.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b"" if head_only else body})
+
+
+def auth_mode() -> str:
+    """How HTTP clients are let in, for the start-up line."""
+    if settings.current().mcp_token:
+        return f"bearer token required ({settings.current().variable('MCP_TOKEN')})"
+    return "no authentication (loopback only)"
+
+
 def protect(app: ASGIApp) -> ASGIApp:
-    """`app` behind the token check when `PREFIX_MCP_TOKEN` is set."""
+    """`app` behind the token check when `PREFIX_MCP_TOKEN` is set, and the greeting for
+    plain GETs in front of both."""
     token = settings.current().mcp_token
-    return BearerGate(app, token) if token else app
+    gated = BearerGate(app, token) if token else app
+    return Greeter(gated, current().name)

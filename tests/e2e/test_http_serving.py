@@ -41,7 +41,28 @@ def test_an_idle_connection_outlives_a_validator_warm_up(generated: Path, log_di
         assert initialize_on(connection) == 200
         assert connection.sock is socket_before  # the same connection: the server kept it open
         connection.close()
-    assert f"petstore: streamable HTTP at http://127.0.0.1:{port}/mcp" in (log_dir / "keep-alive.log").read_text()
+    line = f"petstore: streamable HTTP at http://127.0.0.1:{port}/mcp, no authentication (loopback only)"
+    assert line in (log_dir / "keep-alive.log").read_text()
+
+
+def test_a_plain_get_is_answered_at_once(generated: Path, log_dir: Path) -> None:
+    """`curl http://127.0.0.1:PORT/mcp` used to hang on an idle event stream; a GET that does not
+    accept one (browsers, bare curl) now says what the endpoint is, token or not."""
+    env = server_env(generated, PETSTORE_MCP_TOKEN="t" * 32)
+    with http_server(PACKAGE, env, log_dir / "greeting.log") as port:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/mcp", headers={"Accept": "*/*"})
+        response = connection.getresponse()
+        body = response.read().decode()
+        assert response.status == 406 and response.getheader("content-type", "").startswith("text/plain")
+        assert body.startswith("petstore: an MCP server (streamable HTTP). Point an MCP client at this URL")
+        # Clients (Accept: text/event-stream) still reach the gate: no token, 401.
+        connection.request("GET", "/mcp", headers={"Accept": "text/event-stream"})
+        gated = connection.getresponse()
+        gated.read()
+        assert gated.status == 401
+        connection.close()
+    assert f"http://127.0.0.1:{port}/mcp, bearer token required (PETSTORE_MCP_TOKEN)" in (log_dir / "greeting.log").read_text()
 
 
 def test_a_malformed_keep_alive_stops_the_server(generated: Path) -> None:
