@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpgen import __version__, naming
+from mcpgen import __version__, naming, progress
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Project
 from mcpgen.options import Options, SourceKind, source_problems
@@ -80,6 +80,7 @@ def build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnosti
     from mcpgen.sources.openapi.parser import parse_openapi
 
     diagnostics = Diagnostics(file=str(spec))
+    progress.step(f"reading {spec.name}")
     project = parse_openapi(spec, openapi_options(options), diagnostics)
     return project, diagnostics.items
 
@@ -88,6 +89,7 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
     from mcpgen.sources.python import parse_python
 
     diagnostics = Diagnostics(file=target)
+    progress.step(f"reading {target}")
     project = parse_python(
         target,
         name=options.name,
@@ -150,6 +152,7 @@ def emit(
         example = project.tools[0].name if project.tools else ""
         user_files[PROJECT_FILE] = render_project_file(project_file(output), example)
     if not output.exists() or not any(output.iterdir()):
+        progress.step(f"writing {len(generated) + len(user_files)} files")
         write_tree(output, {**generated, **user_files, MANIFEST_FILE: manifest.to_json()}, options.force)
         return Result(project, output, generated, diagnostics)
     try:
@@ -161,6 +164,7 @@ def emit(
     kept_user_files = {p: t for p, t in user_files.items() if p != PROJECT_FILE}
     the_plan = plan(output, replaced, kept_user_files, old_manifest)
     changes = _changes(output, old_manifest, project)
+    progress.step("writing changes")
     backups = apply(output, the_plan, replaced, kept_user_files, manifest, force=True)
     return Result(project, output, generated, diagnostics, the_plan, changes, backups)
 
@@ -234,6 +238,7 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
         return result
     if the_plan.blocking and not force:
         raise Conflicts(result)
+    progress.step("writing changes")
     backups = apply(project_dir, the_plan, generated, user_files, manifest, force)
     return Result(project, project_dir, generated, diagnostics, the_plan, changes, backups, pending=True)
 
@@ -335,7 +340,10 @@ def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]
     copied |= frozenset(runtime_files(project))
     # Model modules already as black writes them (most of a big spec's Python) skip black.
     black_formatted = frozenset(f"src/{project.package}/models/{m.path}" for m in project.models if m.black_formatted)
-    formatted = format_files(render_project(project), keep=copied | black_formatted)
+    progress.step(f"rendering {len(project.tools):,} tools")
+    rendered = render_project(project)
+    progress.step(f"formatting {sum(path.endswith('.py') for path in rendered) - len(copied):,} Python files")
+    formatted = format_files(rendered, keep=copied | black_formatted)
     generated = {path: text if path in copied else with_header(path, text) for path, text in formatted.items()}
     user_files = render_user_files(project)
     manifest = Manifest(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +12,7 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from mcpgen import __version__, api, naming
+from mcpgen import __version__, api, naming, progress
 from mcpgen.clients import lint
 from mcpgen.diagnostics import Diagnostic, GenerationError, Level
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
@@ -42,6 +43,9 @@ NameOption = Annotated[str | None, typer.Option("--name", help="Server name (def
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace a non-empty output directory.")]
 VerboseOption = Annotated[
     bool, typer.Option("--verbose", "-v", help="List every renamed tool (by default the first ten, then a count per reason).")
+]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print only warnings and errors (no notes, summary or progress).")
 ]
 RENAMES_SHOWN = 10  # GitHub's spec renames all 1,186 tools: one line each would bury the warnings
 MaxNameOption = Annotated[
@@ -183,6 +187,7 @@ def from_openapi(
         bool, typer.Option("--allow-remote-refs", help="Fetch http(s) $refs (refused by default: no network).")
     ] = False,
     verbose: VerboseOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Generate an MCP server package that calls the API SPEC describes.
 
@@ -202,7 +207,7 @@ def from_openapi(
         resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars),
         allow_remote_refs=allow_remote_refs,
     )
-    _run(lambda: api.generate_openapi(spec, options), verbose)
+    _run(lambda: api.generate_openapi(spec, options), verbose, quiet)
 
 
 @app.command("from-python")
@@ -223,6 +228,7 @@ def from_python(
     max_response_chars: MaxResponseOption = DEFAULT_MAX_RESPONSE_CHARS,
     client_profile: ClientProfileOption = None,
     verbose: VerboseOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Generate an MCP server package whose tools are TARGET's public functions."""
     options = _options(
@@ -234,7 +240,7 @@ def from_python(
         exclude=exclude or [],
         **_surface(tool_mode, page_size, client_profile, max_response_chars),
     )
-    _run(lambda: api.generate_python(target, options), verbose)
+    _run(lambda: api.generate_python(target, options), verbose, quiet)
 
 
 @app.command("lint")
@@ -354,10 +360,17 @@ def _print_report(found: list[changes.Change], report: str) -> None:
         typer.echo(changes.as_text(found))
 
 
-def _run(generate: Callable[[], api.Result], verbose: bool = True) -> None:
-    """Run one generation; print diagnostics and a summary; exit 1 on any refusal."""
+def _run(generate: Callable[[], api.Result], verbose: bool = True, quiet: bool = False) -> None:
+    """Run one generation; print diagnostics and a summary; exit 1 on any refusal. A status
+    line shows the step under way, on a terminal only."""
+    line = progress.TerminalLine(sys.stderr) if sys.stderr.isatty() and not quiet else None
     try:
-        result = generate()
+        with progress.reporting(line):
+            try:
+                result = generate()
+            finally:  # before anything else is printed
+                if line is not None:
+                    line.clear()
     except GenerationError as exc:
         _print_diagnostics(exc.diagnostics)
         typer.secho("error: nothing was written.", fg="red", err=True)
@@ -365,6 +378,9 @@ def _run(generate: Callable[[], api.Result], verbose: bool = True) -> None:
     except OutputExists as exc:
         typer.secho(f"error: {exc}", fg="red", err=True)
         raise typer.Exit(1) from None
+    if quiet:
+        _print_diagnostics([d for d in result.diagnostics if d.level is not Level.INFO], verbose=True)
+        return
     _print_diagnostics(result.diagnostics, verbose)
     tools = result.project.tools
     renamed = [d for d in result.diagnostics if d.level is Level.INFO and "renamed" in d.message]
