@@ -14,11 +14,10 @@ import sys
 from functools import cache
 from typing import Any
 
-import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import audit, extensions, guard, paging, redact, results, settings
+from . import audit, extensions, guard, paging, patterns, redact, results, settings
 from .catalog import tool_table
 from .project import current, resets
 
@@ -65,7 +64,7 @@ def _entry(name: str) -> dict[str, Any]:
 @resets
 @cache
 def _output_validator(name: str) -> Any:
-    return jsonschema.Draft202012Validator(_entry(name)["tool"]["outputSchema"])
+    return patterns.validator(_entry(name)["tool"]["outputSchema"])
 
 
 def _errors(validator: Any, instance: Any, root: str = "(arguments)") -> list[str]:
@@ -235,9 +234,7 @@ async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolRe
 def _input_validator(name: str) -> Any:
     # A client profile may advertise a simpler schema; calls are checked against the full one.
     entry = tool_table()[name]
-    return jsonschema.Draft202012Validator(
-        entry.get("inputValidation") or entry["tool"]["inputSchema"]
-    )
+    return patterns.validator(entry.get("inputValidation") or entry["tool"]["inputSchema"])
 
 
 async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
