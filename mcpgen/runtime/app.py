@@ -138,12 +138,13 @@ def _text_result(
 def text_result(name: str, text: str) -> types.CallToolResult:
     """Plain text, cut at the response limit with a note."""
     clipped, note = results.clip_text(
-        text, settings.current().max_response_chars, _entry(name)["tool"]
+        redact.clean_text(text), settings.current().max_response_chars, _entry(name)["tool"]
     )
     return _text_result(clipped, [note] if note else [])
 
 
 def _clip(text: str, limit: int = MAX_TEXT) -> str:
+    text = redact.clean_text(text)  # before the cut, which could leave half a secret
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"

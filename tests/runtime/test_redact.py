@@ -48,10 +48,10 @@ def test_secret_variables(project: Project, monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_values_of_secret_variables_are_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PETSTORE_DB_PASSWORD", "hunter2-db")
-    monkeypatch.setenv("PETSTORE_MCP_TOKEN", "mcp-token-123")
+    monkeypatch.setenv("PETSTORE_MCP_TOKEN", "mcp-token-1234567890")
     monkeypatch.setenv("PETSTORE_PAGE_SIZE", "5000")
     monkeypatch.setenv("PETSTORE_BASE_URL", "https://api.example.com")
-    text = redact.redact_text("db hunter2-db, token mcp-token-123, size 5000 at https://api.example.com")
+    text = redact.redact_text("db hunter2-db, token mcp-token-1234567890, size 5000 at https://api.example.com")
     assert text == "db [redacted], token [redacted], size 5000 at https://api.example.com"
 
 
@@ -156,13 +156,15 @@ def test_clean_value_walks_nested_data(monkeypatch: pytest.MonkeyPatch) -> None:
         "items": [{"note": "key secret-key\x00"}, "a\ud83dz", 3, 2.5, True, None],
         "nested": {"deeper": [["secret-key"]]},
         "k\ud800ey": "v",
-        "secret-key\x01": "keys are kept",
+        "secret-key\x01": "a key keeps its characters",
+        "id": 1,
     }
     assert redact.clean_value(value) == {
         "items": [{"note": "key [redacted]"}, "az", 3, 2.5, True, None],
         "nested": {"deeper": [["[redacted]"]]},
         "key": "v",  # a lone surrogate cannot be sent, even in a key
-        "secret-key\x01": "keys are kept",  # other keys untouched: a schema may require them
+        "[redacted]\x01": "a key keeps its characters",  # a schema may require them, but no secret
+        "id": 1,
     }
     assert value["items"][0] == {"note": "key secret-key\x00"}  # the input is not changed
 

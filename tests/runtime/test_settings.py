@@ -69,7 +69,7 @@ def test_empty_and_blank_values_mean_the_default(project: Project) -> None:
         ("TOOLS_DENY", "*Pet", "tools_deny", ("*Pet",)),
         ("RATE_LIMIT", "10/s burst 20", "rate_limit", Rate(10, 20, "10/s burst 20")),
         ("RATE_LIMIT", "off", "rate_limit", None),
-        ("MCP_TOKEN", "s3cret-token", "mcp_token", "s3cret-token"),
+        ("MCP_TOKEN", "s3cret-token-0123456", "mcp_token", "s3cret-token-0123456"),
         ("ALLOWED_HOSTS", "a.example, b.example:8000,", "allowed_hosts", ("a.example", "b.example:8000")),
         ("AUDIT_LOG", "full", "audit_log", "full"),
         ("AUDIT_LOG", "MINIMAL", "audit_log", "minimal"),
