@@ -129,8 +129,8 @@ def _safe(value: Any, key: str, depth: int, budget: list[int]) -> Any:
         items = list(value.items())
         out: dict[str, Any] = {}
         for k, v in items[:MAX_ITEMS]:
-            name = str(k)[: MAX_KEY + _SLACK]
-            out[_short(name, MAX_KEY)] = _safe(v, name, depth + 1, budget)
+            name = str(k)
+            out[_short(name, MAX_KEY)] = _safe(v, name[: MAX_KEY + _SLACK], depth + 1, budget)
         if len(items) > MAX_ITEMS:
             out["…"] = f"{len(items) - MAX_ITEMS} more"
         return out
@@ -146,4 +146,8 @@ def _short(text: str, limit: int = MAX_VALUE) -> str:
     shown = redact_text(text[: limit + _SLACK])
     if len(shown) <= limit and len(text) <= limit + _SLACK:
         return shown
-    return shown[:limit] + f"… [{len(text):,} characters]"
+    cut = shown[:limit]
+    marker = shown.find(REDACTED, max(0, limit - len(REDACTED) + 1))
+    if 0 <= marker < limit:  # not half a marker
+        cut = shown[: marker + len(REDACTED)]
+    return cut + f"… [{len(text):,} characters]"

@@ -67,7 +67,7 @@ def encoded_forms(value: str) -> set[str]:
 
 def _configured_values() -> tuple[str, ...]:
     now = settings.current()
-    plain = {v for v in _learned} | {v for v in now.secrets.values() if len(v) >= _SHORTEST_SECRET}
+    plain = set(_learned) | {v for v in now.secrets.values() if len(v) >= _SHORTEST_SECRET}
     for url in [now.base_url or "", *now.credentials.values()]:  # https://user:pw@host
         plain |= _userinfo_secrets(url)
     values: set[str] = set()
