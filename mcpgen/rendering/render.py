@@ -19,7 +19,16 @@ from mcpgen.ir import HttpBody, HttpRoute, Project, Prompt, Resource, SecuritySc
 from mcpgen.rendering import project_tests
 from mcpgen.writer import LINE_LENGTH
 
-RUNTIME_DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3", "jsonschema>=4.20", "uvicorn>=0.30", "anyio>=4.5")
+# google-re2: spec patterns are matched in linear time (runtime/patterns.py); wheels for
+# CPython 3.10-3.13 on Linux (manylinux 2.28; older releases for manylinux2014), macOS, Windows.
+RUNTIME_DEPENDENCIES = (
+    "mcp>=2.3,<3",
+    "pydantic>=2.7,<3",
+    "jsonschema>=4.20",
+    "google-re2>=1.1",
+    "uvicorn>=0.30",
+    "anyio>=4.5",
+)
 HTTP_DEPENDENCIES = ("httpx2>=2.16",)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ANNOTATION = re.compile(r"^[^\W\d][\w\[\], |.]*$")  # \w: Unicode identifiers too (model classes)
@@ -99,7 +108,11 @@ def docstring_literal(text: Any, indent: int = 4) -> str:
 
 def _leading_tabs_expanded(line: str) -> str:
     stripped = line.lstrip()
-    return line if not stripped or stripped == line else line[: len(line) - len(stripped)].expandtabs() + stripped
+    return (
+        line
+        if not stripped or stripped == line
+        else line[: len(line) - len(stripped)].expandtabs() + stripped
+    )
 
 
 def ident(value: Any) -> str:
@@ -163,7 +176,9 @@ def pykwarg(value: Any, name: str, depth: int = 1) -> str:
     return head + _black_literal(value, 4 * depth + len(head), depth, ",") + ","
 
 
-def _black_literal(value: Any, column: int, depth: int, tail: str, target: str | None = None) -> str:
+def _black_literal(
+    value: Any, column: int, depth: int, tail: str, target: str | None = None
+) -> str:
     """pyrepr's text starting at `column` (`tail` follows it) on a line indented 4 * `depth`:
     kept on the line if it fits black's line length, else a non-empty collection is exploded
     one item per line with trailing commas (magic: black keeps them exploded), recursively.
@@ -175,7 +190,10 @@ def _black_literal(value: Any, column: int, depth: int, tail: str, target: str |
     indent = " " * 4 * (depth + 1)
     if isinstance(value, dict) and value:
         heads = [f"{pyrepr(k)}: " for k in value]
-        items = [head + _black_literal(v, len(indent) + len(head), depth + 1, ",") for head, v in zip(heads, value.values(), strict=True)]
+        items = [
+            head + _black_literal(v, len(indent) + len(head), depth + 1, ",")
+            for head, v in zip(heads, value.values(), strict=True)
+        ]
         brackets = "{}"
     elif isinstance(value, (list, tuple)) and value:
         items = [_black_literal(v, len(indent), depth + 1, ",") for v in value]
@@ -195,7 +213,11 @@ def json_document(value: Any) -> str:
 def json_lines(items: list[Any]) -> str:
     """A JSON array, one compact item per line: half the bytes of indented JSON (the
     server loads it at start-up) while diffs still show which item changed."""
-    return "[\n" + ",\n".join(json.dumps(i, ensure_ascii=False, separators=(",", ":")) for i in items) + "\n]"
+    return (
+        "[\n"
+        + ",\n".join(json.dumps(i, ensure_ascii=False, separators=(",", ":")) for i in items)
+        + "\n]"
+    )
 
 
 @cache
@@ -209,9 +231,21 @@ def environment() -> jinja2.Environment:
         autoescape=False,  # noqa: S701 - the output is Python, TOML, JSON and Markdown, escaped by the filters here
     )
     env.filters.update(
-        pyrepr=pyrepr, pyassign=pyassign, pyentry=pyentry, pykwarg=pykwarg, docstring=docstring, docstring_literal=docstring_literal,
-        ident=ident, dotted=dotted, annotation=annotation, tomlstr=tomlstr, comment=comment, md=md, mdcell=mdcell,
-        json_document=json_document, json_lines=json_lines,
+        pyrepr=pyrepr,
+        pyassign=pyassign,
+        pyentry=pyentry,
+        pykwarg=pykwarg,
+        docstring=docstring,
+        docstring_literal=docstring_literal,
+        ident=ident,
+        dotted=dotted,
+        annotation=annotation,
+        tomlstr=tomlstr,
+        comment=comment,
+        md=md,
+        mdcell=mdcell,
+        json_document=json_document,
+        json_lines=json_lines,
     )
     return env
 
@@ -258,17 +292,25 @@ def route_entry(route: HttpRoute) -> dict[str, Any]:
         "method": route.method,
         "path": route.path,
         "params": [
-            {"name": p.name, "argument": p.argument, "in": p.location, "style": p.style, "explode": p.explode}
+            {
+                "name": p.name,
+                "argument": p.argument,
+                "in": p.location,
+                "style": p.style,
+                "explode": p.explode,
+            }
             for p in route.params
         ],
-        "body": None
-        if route.body is None
-        else {
-            "contentType": route.body.content_type,
-            "fields": [[f.name, f.argument] for f in route.body.fields],
-            "argument": route.body.argument,
-            **_body_encoding(route.body),
-        },
+        "body": (
+            None
+            if route.body is None
+            else {
+                "contentType": route.body.content_type,
+                "fields": [[f.name, f.argument] for f in route.body.fields],
+                "argument": route.body.argument,
+                **_body_encoding(route.body),
+            }
+        ),
         "security": [list(requirement) for requirement in route.security],
     }
 
@@ -302,15 +344,30 @@ def prompt_entry(prompt: Prompt) -> dict[str, Any]:
         listed["title"] = prompt.title
     listed["description"] = prompt.description
     listed["arguments"] = [
-        {"name": a.name, **({"description": a.description} if a.description else {}), "required": a.required}
+        {
+            "name": a.name,
+            **({"description": a.description} if a.description else {}),
+            "required": a.required,
+        }
         for a in prompt.arguments
     ]
     messages = [
-        {"role": m.role, "text": m.text, **({"resourceUri": m.resource_uri, "mimeType": m.resource_mime_type}
-                                             if m.resource_uri else {})}
+        {
+            "role": m.role,
+            "text": m.text,
+            **(
+                {"resourceUri": m.resource_uri, "mimeType": m.resource_mime_type}
+                if m.resource_uri
+                else {}
+            ),
+        }
         for m in prompt.messages
     ]
-    call = None if prompt.call is None else [prompt.call.module, prompt.call.function, prompt.call.is_async]
+    call = (
+        None
+        if prompt.call is None
+        else [prompt.call.module, prompt.call.function, prompt.call.is_async]
+    )
     completions = {a.name: list(a.values) for a in prompt.arguments if a.values}
     return {"prompt": listed, "messages": messages, "call": call, "completions": completions}
 
@@ -322,7 +379,15 @@ def _body_encoding(body: HttpBody) -> dict[str, Any]:
     if files:
         out["files"] = files
     encoding = {
-        f.name: {k: v for k, v in (("style", f.style), ("explode", f.explode), ("contentType", f.content_type)) if v is not None}
+        f.name: {
+            k: v
+            for k, v in (
+                ("style", f.style),
+                ("explode", f.explode),
+                ("contentType", f.content_type),
+            )
+            if v is not None
+        }
         for f in body.fields
         if (f.style, f.explode, f.content_type) != (None, None, None)
     }
@@ -333,7 +398,12 @@ def _body_encoding(body: HttpBody) -> dict[str, Any]:
 
 def security_view(scheme: SecurityScheme) -> dict[str, Any]:
     """How auth.py reads one scheme: kind, where it goes, and the env vars holding it."""
-    view: dict[str, Any] = {"kind": scheme.kind, "in": scheme.location, "name": scheme.parameter, "env": list(scheme.env_vars)}
+    view: dict[str, Any] = {
+        "kind": scheme.kind,
+        "in": scheme.location,
+        "name": scheme.parameter,
+        "env": list(scheme.env_vars),
+    }
     if scheme.token_url is not None:
         view["tokenUrl"] = scheme.token_url
     return view
@@ -344,23 +414,45 @@ def operation_view(tool: Tool) -> dict[str, Any]:
     if route is None:
         raise ValueError(f"{tool.name}: the typed API covers HTTP tools only")
     arguments: list[dict[str, Any]] = [
-        {"ident": p.python_name, "key": p.argument, "annotation": p.python_type, "required": p.required}
+        {
+            "ident": p.python_name,
+            "key": p.argument,
+            "annotation": p.python_type,
+            "required": p.required,
+        }
         for p in route.params
     ]
     if route.body is not None:
         for f in route.body.fields:
-            arguments.append({"ident": f.python_name, "key": f.argument, "annotation": f.python_type, "required": f.required})
+            arguments.append(
+                {
+                    "ident": f.python_name,
+                    "key": f.argument,
+                    "annotation": f.python_type,
+                    "required": f.required,
+                }
+            )
         if route.body.argument is not None:
             arguments.append(
-                {"ident": route.body.python_name, "key": route.body.argument, "annotation": route.body.python_type,
-                 "required": route.body.required}
+                {
+                    "ident": route.body.python_name,
+                    "key": route.body.argument,
+                    "annotation": route.body.python_type,
+                    "required": route.body.required,
+                }
             )
     for arg in arguments:
-        if not arg["required"] and not arg["annotation"].endswith("| None") and arg["annotation"] != "Any":
+        if (
+            not arg["required"]
+            and not arg["annotation"].endswith("| None")
+            and arg["annotation"] != "Any"
+        ):
             arg["annotation"] += " | None"
     arguments.sort(key=lambda a: not a["required"])  # stable: required first, spec order kept
     doc = tool.description + "".join(
-        f"\n\n:param {a['ident']}: tool argument ``{a['key']}``" for a in arguments if a["ident"] != a["key"]
+        f"\n\n:param {a['ident']}: tool argument ``{a['key']}``"
+        for a in arguments
+        if a["ident"] != a["key"]
     )
     return {
         "function": tool.python_name,
@@ -377,13 +469,21 @@ def operation_view(tool: Tool) -> dict[str, Any]:
 def typed_imports(operations: list[dict[str, Any]], up: str) -> dict[str, Any]:
     """The typed API's model imports (`up` is the package's relative prefix) and, per
     operation, which of its lines fit on one line: wrapped as black wraps them otherwise."""
-    imports = sorted({(op["model_module"], op["model_class"]) for op in operations if op["model_module"]})
+    imports = sorted(
+        {(op["model_module"], op["model_class"]) for op in operations if op["model_module"]}
+    )
     fits = {(m, c): len(f"    from {up}models.{m} import {c}") <= LINE_LENGTH for m, c in imports}
     return {
         "imports": [{"module": m, "name": c, "fits": fits[m, c]} for m, c in imports],
-        "import_fits": {op["function"]: fits.get((op["model_module"], op["model_class"]), True) for op in operations},
+        "import_fits": {
+            op["function"]: fits.get((op["model_module"], op["model_class"]), True)
+            for op in operations
+        },
         "return_fits": {
-            op["function"]: len(f"    return TypeAdapter({op['returns']}).validate_json(response.content)") <= LINE_LENGTH
+            op["function"]: len(
+                f"    return TypeAdapter({op['returns']}).validate_json(response.content)"
+            )
+            <= LINE_LENGTH
             for op in operations
         },
     }
@@ -423,8 +523,14 @@ def render_project(project: Project) -> dict[str, str]:
         "secret_env_vars": tuple(v.name for v in project.env_vars if v.secret),
         "credential_names": tuple(sorted({s.parameter for s in project.security_schemes})),
         "security_schemes": {s.name: security_view(s) for s in project.security_schemes},
-        "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
-        "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
+        "uploads": any(
+            f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields
+        ),
+        "functions": {
+            t.name: (t.call.module, t.call.function, t.call.is_async)
+            for t in project.tools
+            if t.call
+        },
     }
     pkg = f"src/{project.package}"
     files = {
@@ -452,7 +558,10 @@ def render_project(project: Project) -> dict[str, str]:
         context["prompt_entries"] = [prompt_entry(p) for p in project.prompts]
     files.update(project_tests.test_templates(project))
     context["tool_cases"] = project_tests.tool_cases(project)
-    out = {path: env.get_template(template).render({**context, "up": "."}) for path, template in files.items()}
+    out = {
+        path: env.get_template(template).render({**context, "up": "."})
+        for path, template in files.items()
+    }
     if openapi and len(context["operations"]) > OPERATIONS_PER_MODULE:
         out.update(_operation_modules(env, context, f"{pkg}/operations"))
     if project.models:
@@ -471,7 +580,9 @@ def runtime_dir() -> Path:
 
 @cache
 def _runtime_sources() -> tuple[tuple[str, str], ...]:
-    return tuple((path.name, path.read_text("utf-8")) for path in sorted(runtime_dir().glob("*.py")))
+    return tuple(
+        (path.name, path.read_text("utf-8")) for path in sorted(runtime_dir().glob("*.py"))
+    )
 
 
 def runtime_files(project: Project) -> dict[str, str]:
@@ -479,17 +590,27 @@ def runtime_files(project: Project) -> dict[str, str]:
     return {f"src/{project.package}/runtime/{name}": text for name, text in _runtime_sources()}
 
 
-def _operation_modules(env: jinja2.Environment, context: dict[str, Any], folder: str) -> dict[str, str]:
+def _operation_modules(
+    env: jinja2.Environment, context: dict[str, Any], folder: str
+) -> dict[str, str]:
     """The typed API as a package: `part_NNN.py` modules of OPERATIONS_PER_MODULE operations
     each, in tool order (deterministic), re-exported by `__init__.py`."""
     operations = context["operations"]
-    chunks = [operations[i : i + OPERATIONS_PER_MODULE] for i in range(0, len(operations), OPERATIONS_PER_MODULE)]
+    chunks = [
+        operations[i : i + OPERATIONS_PER_MODULE]
+        for i in range(0, len(operations), OPERATIONS_PER_MODULE)
+    ]
     template = env.get_template("src/operations.py.j2")
     out: dict[str, str] = {}
     parts = []
     for number, chunk in enumerate(chunks, start=1):
         module = f"part_{number:03d}"
-        part_context = {**context, "operations": chunk, "typed": typed_imports(chunk, ".."), "up": ".."}
+        part_context = {
+            **context,
+            "operations": chunk,
+            "typed": typed_imports(chunk, ".."),
+            "up": "..",
+        }
         out[f"{folder}/{module}.py"] = template.render(part_context)
         parts.append({"module": module, "functions": [op["function"] for op in chunk]})
     index = {**context, "operation_parts": parts, "operations_per_module": OPERATIONS_PER_MODULE}
@@ -501,14 +622,24 @@ def render_user_files(project: Project) -> dict[str, str]:
     """Files the user owns: created by the first generation, never rewritten."""
     env = environment()
     pkg = f"src/{project.package}"
-    hooks = "user/hooks_openapi.py.j2" if project.source_kind == "openapi" else "user/hooks_python.py.j2"
+    hooks = (
+        "user/hooks_openapi.py.j2"
+        if project.source_kind == "openapi"
+        else "user/hooks_python.py.j2"
+    )
     templates = {f"{pkg}/hooks.py": hooks, f"{pkg}/custom_tools.py": "user/custom_tools.py.j2"}
-    return {path: env.get_template(template).render(project=project) for path, template in templates.items()}
+    return {
+        path: env.get_template(template).render(project=project)
+        for path, template in templates.items()
+    }
 
 
 def _dependencies(project: Project) -> list[str]:
     """Runtime requirements plus the project's own, one line per distribution (ours win)."""
-    pinned = [*RUNTIME_DEPENDENCIES, *(HTTP_DEPENDENCIES if project.source_kind == "openapi" else ())]
+    pinned = [
+        *RUNTIME_DEPENDENCIES,
+        *(HTTP_DEPENDENCIES if project.source_kind == "openapi" else ()),
+    ]
     names = {_distribution_key(d) for d in pinned}
     extra = [d for d in project.extra_dependencies if _distribution_key(d) not in names]
     return sorted({*pinned, *extra}, key=_distribution_key)
@@ -528,25 +659,81 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             "Tool calls allowed, e.g. `10/s`, `600/min`, `10/s burst 20` (a bare number: per minute); 0 = unlimited",
             "0",
         ),
-        (f"{p}_RATE_LIMIT_<TOOL>", "Same, for one tool: its name upper-cased, non-alphanumerics as `_`", None),
+        (
+            f"{p}_RATE_LIMIT_<TOOL>",
+            "Same, for one tool: its name upper-cased, non-alphanumerics as `_`",
+            None,
+        ),
         (f"{p}_PAGE_SIZE", "Tools per tools/list page", str(project.page_size)),
         (f"{p}_READ_ONLY", "1 = list and run only tools annotated readOnlyHint", "0"),
-        (f"{p}_TOOLS_ALLOW", "Comma-separated glob patterns: only matching tools are listed and run", None),
-        (f"{p}_TOOLS_DENY", "Comma-separated glob patterns: matching tools are hidden and refused", None),
-        (f"{p}_MCP_TOKEN", "Bearer token HTTP clients must send; required to bind to a non-loopback --host", None),
-        (f"{p}_ALLOWED_HOSTS", "Extra host names HTTP clients may use (DNS-rebinding protection)", None),
-        (f"{p}_HTTP_KEEP_ALIVE", "Seconds an idle HTTP connection stays open (TS clients pause after listing)", "120"),
-        (f"{p}_AUDIT_LOG", "One JSON line per tool call on stderr: full (arguments redacted), minimal, off", "full"),
-        (f"{p}_REDACT", "Comma-separated names of further env vars whose values are never shown", None),
+        (
+            f"{p}_TOOLS_ALLOW",
+            "Comma-separated glob patterns: only matching tools are listed and run",
+            None,
+        ),
+        (
+            f"{p}_TOOLS_DENY",
+            "Comma-separated glob patterns: matching tools are hidden and refused",
+            None,
+        ),
+        (
+            f"{p}_MCP_TOKEN",
+            "Bearer token HTTP clients must send; required to bind to a non-loopback --host",
+            None,
+        ),
+        (
+            f"{p}_ALLOWED_HOSTS",
+            "Extra host names HTTP clients may use (DNS-rebinding protection)",
+            None,
+        ),
+        (
+            f"{p}_HTTP_KEEP_ALIVE",
+            "Seconds an idle HTTP connection stays open (TS clients pause after listing)",
+            "120",
+        ),
+        (
+            f"{p}_AUDIT_LOG",
+            "One JSON line per tool call on stderr: full (arguments redacted), minimal, off",
+            "full",
+        ),
+        (
+            f"{p}_REDACT",
+            "Comma-separated names of further env vars whose values are never shown",
+            None,
+        ),
     ]
     if project.source_kind == "openapi":
         extra += [
             (f"{p}_TIMEOUT", "Upstream read/write timeout, seconds", "30"),
             (f"{p}_CONNECT_TIMEOUT", "Upstream connect timeout, seconds", "10"),
-            (f"{p}_RETRIES", "Retries of idempotent requests after connection errors and 502/503/504", "2"),
-            (f"{p}_CA_BUNDLE", "PEM file or directory of CA certificates to trust (TLS is always verified)", None),
+            (
+                f"{p}_RETRIES",
+                "Retries of idempotent requests after connection errors and 502/503/504",
+                "2",
+            ),
+            (
+                f"{p}_CA_BUNDLE",
+                "PEM file or directory of CA certificates to trust (TLS is always verified)",
+                None,
+            ),
         ]
-        if any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields):
-            extra.append((f"{p}_UPLOAD_DIR", "Directory whose files tools may upload by path; unset = no local file access", None))
-    extra.append((f"{p}_MAX_RESPONSE_CHARS", "Longer results are truncated, with a note", str(project.max_response_chars)))
-    return [{"name": name, "description": text, "default": default} for name, text, default in extra]
+        if any(
+            f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields
+        ):
+            extra.append(
+                (
+                    f"{p}_UPLOAD_DIR",
+                    "Directory whose files tools may upload by path; unset = no local file access",
+                    None,
+                )
+            )
+    extra.append(
+        (
+            f"{p}_MAX_RESPONSE_CHARS",
+            "Longer results are truncated, with a note",
+            str(project.max_response_chars),
+        )
+    )
+    return [
+        {"name": name, "description": text, "default": default} for name, text, default in extra
+    ]

@@ -14,11 +14,10 @@ import sys
 from functools import cache
 from typing import Any
 
-import jsonschema
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import audit, extensions, guard, messages, paging, redact, results, settings
+from . import audit, extensions, guard, messages, paging, patterns, redact, results, settings
 from .catalog import tool_table
 from .project import current, resets
 
@@ -65,7 +64,7 @@ def _entry(name: str) -> dict[str, Any]:
 @resets
 @cache
 def _output_validator(name: str) -> Any:
-    return jsonschema.Draft202012Validator(_entry(name)["tool"]["outputSchema"])
+    return patterns.validator(_entry(name)["tool"]["outputSchema"])
 
 
 def _errors(validator: Any, instance: Any, root: str = "(arguments)") -> list[str]:
@@ -138,12 +137,13 @@ def _text_result(
 def text_result(name: str, text: str) -> types.CallToolResult:
     """Plain text, cut at the response limit with a note."""
     clipped, note = results.clip_text(
-        text, settings.current().max_response_chars, _entry(name)["tool"]
+        redact.clean_text(text), settings.current().max_response_chars, _entry(name)["tool"]
     )
     return _text_result(clipped, [note] if note else [])
 
 
 def _clip(text: str, limit: int = MAX_TEXT) -> str:
+    text = redact.clean_text(text)  # before the cut, which could leave half a secret
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
@@ -234,9 +234,7 @@ async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolRe
 def _input_validator(name: str) -> Any:
     # A client profile may advertise a simpler schema; calls are checked against the full one.
     entry = tool_table()[name]
-    return jsonschema.Draft202012Validator(
-        entry.get("inputValidation") or entry["tool"]["inputSchema"]
-    )
+    return patterns.validator(entry.get("inputValidation") or entry["tool"]["inputSchema"])
 
 
 async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResult:

@@ -28,8 +28,12 @@ from .redact import REDACTED, redact_text
 _SENSITIVE = re.compile(
     r"(?i)(pass(word|wd|phrase)?|secret|token|api[-_]?key|authoriz|credential|cookie|session|private|signature|otp|pin$)"
 )
-MAX_VALUE = 200  # characters of one logged string argument
+MAX_VALUE = 200  # characters of one logged string: an argument, the tool name, the detail
+MAX_KEY = 64  # characters of one logged object key
 MAX_ITEMS = 20  # items of one logged list or object
+MAX_DEPTH = 8  # levels of nesting logged
+MAX_NODES = 200  # values logged of one call's arguments, all levels together
+_SLACK = 4_000  # characters redacted beyond the cut: a secret straddling it is still found
 
 
 @dataclass
@@ -87,39 +91,63 @@ def finish(call: ToolCall, outcome: str, detail: str | None = None) -> None:
     line: dict[str, Any] = {
         "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
         "event": "tool_call",
-        "tool": call.tool,
+        "tool": _short(call.tool),
         "outcome": call.outcome or outcome,
         "duration_ms": round((time.perf_counter() - call.started) * 1000, 1),
-        "upstream_status": call.upstream_status,
+        "upstream_status": (
+            _short(call.upstream_status)
+            if isinstance(call.upstream_status, str)
+            else call.upstream_status
+        ),
     }
     if detail:
-        line["detail"] = _short(redact_text(detail))
+        line["detail"] = _short(detail)
     if mode() == "full":
         line["arguments"] = safe_arguments(call.arguments)
     _logger().info(json.dumps(line, ensure_ascii=True, default=str))
 
 
 def safe_arguments(value: Any, key: str = "") -> Any:
-    """A copy fit for a log: sensitive names hidden, secrets redacted, sizes bounded."""
+    """A copy fit for a log: sensitive names hidden, secrets redacted, sizes bounded (each
+    string and key, items per level, levels, and values in all)."""
+    return _safe(value, key, 0, [MAX_NODES])
+
+
+def _safe(value: Any, key: str, depth: int, budget: list[int]) -> Any:
     if key and _SENSITIVE.search(key):
         return REDACTED
+    budget[0] -= 1
+    if budget[0] < 0 or (depth >= MAX_DEPTH and isinstance(value, (dict, list))):
+        return "…"
     if isinstance(value, str):
-        return _short(redact_text(value))
+        return _short(value)
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return value
+    if isinstance(value, int):  # a huge one would print as a huge line (or not at all)
+        return value if value.bit_length() <= 64 else f"<integer of {value.bit_length()} bits>"
     if isinstance(value, dict):
         items = list(value.items())
-        out = {str(k): safe_arguments(v, str(k)) for k, v in items[:MAX_ITEMS]}
+        out: dict[str, Any] = {}
+        for k, v in items[:MAX_ITEMS]:
+            name = str(k)
+            out[_short(name, MAX_KEY)] = _safe(v, name[: MAX_KEY + _SLACK], depth + 1, budget)
         if len(items) > MAX_ITEMS:
             out["…"] = f"{len(items) - MAX_ITEMS} more"
         return out
     if isinstance(value, list):
-        shown = [safe_arguments(v, key) for v in value[:MAX_ITEMS]]
+        shown = [_safe(v, key, depth + 1, budget) for v in value[:MAX_ITEMS]]
         return shown + ([f"… {len(value) - MAX_ITEMS} more"] if len(value) > MAX_ITEMS else [])
-    return value
+    return _short(str(value))
 
 
-def _short(text: str) -> str:
-    return (
-        text
-        if len(text) <= MAX_VALUE
-        else text[:MAX_VALUE] + f"… [{len(text) - MAX_VALUE} more characters]"
-    )
+def _short(text: str, limit: int = MAX_VALUE) -> str:
+    """`text` redacted and cut to `limit` characters (redacted before the cut, so that no
+    half of a secret stays), with a note of its full length."""
+    shown = redact_text(text[: limit + _SLACK])
+    if len(shown) <= limit and len(text) <= limit + _SLACK:
+        return shown
+    cut = shown[:limit]
+    marker = shown.find(REDACTED, max(0, limit - len(REDACTED) + 1))
+    if 0 <= marker < limit:  # not half a marker
+        cut = shown[: marker + len(REDACTED)]
+    return cut + f"… [{len(text):,} characters]"

@@ -18,7 +18,7 @@ from urllib.parse import quote_plus
 
 import httpx2
 
-from . import settings
+from . import redact, settings
 from .project import current
 
 EXPIRY_MARGIN = 30.0  # seconds before `expires_in` runs out that a cached token is dropped
@@ -160,6 +160,8 @@ async def _fetch_token(scheme: dict[str, Any], http: httpx2.AsyncClient) -> tupl
     basic = base64.b64encode(f"{_form_escape(client_id)}:{_form_escape(secret)}".encode()).decode(
         "ascii"
     )
+    _remember_client(client_id, secret, basic)
+    shown = redact.shown_url(url)
     try:
         response = await http.post(
             url,
@@ -169,20 +171,24 @@ async def _fetch_token(scheme: dict[str, Any], http: httpx2.AsyncClient) -> tupl
         )
     except httpx2.HTTPError as exc:
         raise MissingCredential(
-            f"OAuth2 token request to {url} failed: {type(exc).__name__}: {exc}"
+            f"OAuth2 token request to {shown} failed: {type(exc).__name__}: {exc}"
         ) from None
     if response.status_code != 200:
         raise MissingCredential(
-            f"OAuth2 token request to {url} answered HTTP {response.status_code}: {response.text[:300]}"
-            f" (check {env[1]} and {env[2]})"
+            f"OAuth2 token request to {shown} answered HTTP {response.status_code}: "
+            + redact.clean_text(response.text)[:300]  # redacted before it is cut: no half secret
+            + f" (check {env[1]} and {env[2]})"
         )
     try:
         answer = response.json()
         token = answer["access_token"]
     except (ValueError, KeyError, TypeError):
-        raise MissingCredential(f"OAuth2 token endpoint {url} sent no access_token.") from None
+        raise MissingCredential(f"OAuth2 token endpoint {shown} sent no access_token.") from None
+    for field in ("access_token", "refresh_token", "id_token"):  # never shown from now on
+        if isinstance(answer.get(field), str):
+            redact.remember_secret(answer[field])
     if not isinstance(token, str) or not token:
-        raise MissingCredential(f"OAuth2 token endpoint {url} sent no access_token.")
+        raise MissingCredential(f"OAuth2 token endpoint {shown} sent no access_token.")
     expires_in = answer.get("expires_in")
     lifetime = (
         float(expires_in)
@@ -190,6 +196,15 @@ async def _fetch_token(scheme: dict[str, Any], http: httpx2.AsyncClient) -> tupl
         else 3600.0
     )
     return token, lifetime
+
+
+def _remember_client(client_id: str, secret: str, basic: str) -> None:
+    """The client secret in every form the token request may be echoed in: the Basic value
+    sent (form-escaped parts), the unescaped pair's, and the form-escaped secret alone."""
+    redact.remember_secret(basic)
+    raw = base64.b64encode(f"{client_id}:{secret}".encode()).decode("ascii")
+    for value in (raw, secret, _form_escape(secret), f"{client_id}:{secret}"):
+        redact.remember_secret(value)
 
 
 def _form_escape(value: str) -> str:

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import jsonschema
 from mcp import types
 
-from . import guard, messages, redact
+from . import guard, messages, patterns, redact
 from .catalog import tool_table
 
 SEARCH, DESCRIBE, CALL = "search_tools", "describe_tool", "call_tool"
@@ -131,7 +130,7 @@ def _validator(name: str) -> Any:
     strict = {**schema, "additionalProperties": False}
     if name == SEARCH:
         strict["properties"] = {**schema["properties"], "query": {"type": "string", "minLength": 1}}
-    return jsonschema.Draft202012Validator(strict)
+    return patterns.validator(strict)
 
 
 def _error(message: str) -> types.CallToolResult:

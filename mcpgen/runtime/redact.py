@@ -10,11 +10,13 @@ characters other than newline and tab are stripped from text and structured stri
 from __future__ import annotations
 
 import base64
+import bisect
+import json
 import logging
 import re
 from functools import cache
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from mcp import types
 
@@ -52,12 +54,25 @@ def secret_values() -> tuple[str, ...]:
     return known[1]
 
 
+def encoded_forms(value: str) -> set[str]:
+    """`value` as it may travel: raw, percent- and form-encoded, as JSON string content
+    (`\\u00e9`, `\\/`), in base64. Escapes written another way (`\\u0073ecret`) are
+    decoded before matching instead (see `redact_text`)."""
+    escaped = json.dumps(value)[1:-1]
+    forms = {value, quote(value, safe=""), quote(value), quote_plus(value), escaped}
+    forms |= {json.dumps(value, ensure_ascii=False)[1:-1], escaped.replace("/", "\\/")}
+    forms.add(base64.b64encode(value.encode()).decode("ascii"))
+    return forms
+
+
 def _configured_values() -> tuple[str, ...]:
-    values: set[str] = set(_learned)
     now = settings.current()
-    for value in now.secrets.values():
-        if len(value) >= _SHORTEST_SECRET:
-            values.update({value, quote(value, safe=""), quote(value)})
+    plain = set(_learned) | {v for v in now.secrets.values() if len(v) >= _SHORTEST_SECRET}
+    for url in [now.base_url or "", *now.credentials.values()]:  # https://user:pw@host
+        plain |= _userinfo_secrets(url)
+    values: set[str] = set()
+    for value in plain:
+        values |= encoded_forms(value)
     for name in current().secret_env_vars:  # HTTP Basic sends base64("user:password")
         if name.endswith("_PASSWORD"):
             user = now.credential(name[: -len("_PASSWORD")] + "_USERNAME") or ""
@@ -67,24 +82,165 @@ def _configured_values() -> tuple[str, ...]:
     return tuple(sorted(values, key=lambda v: (-len(v), v)))
 
 
+def _userinfo_secrets(url: str) -> set[str]:
+    """A URL's password, and the Basic credentials an HTTP client makes of its userinfo."""
+    if "@" not in url or "://" not in url:
+        return set()
+    try:
+        parts = urlsplit(url.strip())
+        user, password = parts.username or "", parts.password
+    except ValueError:
+        return set()
+    if not password:
+        return set()
+    found = {
+        password,
+        unquote(password),
+        f"{user}:{password}",
+        f"{unquote(user)}:{unquote(password)}",
+    }
+    found.add(base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode("ascii"))
+    return {v for v in found if len(v) >= _SHORTEST_SECRET}
+
+
 @resets
 @cache
 def _credential_field() -> re.Pattern[str]:
-    """`Authorization: Bearer x`, `"X-API-Key": "x"`, `api_key=x`: the name kept, the value hidden."""
+    """`Authorization: Bearer x`, `"X-API-Key": "x"`, `api_key=x`: the name kept, the value hidden.
+    A value already `[redacted]` (or another bracketed one) is taken whole: no `[redacted]]`."""
     names = ["authorization", "proxy-authorization", "x-api-key", "api[-_]?key", "access[-_]?token"]
     names += [re.escape(n) for n in current().credential_names]
     return re.compile(
         r"(?i)(?<![A-Za-z0-9_-])(" + "|".join(names) + r")([\"']?\s*[:=]\s*[\"']?)"
-        r"((?:(?:bearer|basic|token|digest)\s+)?[^\s\"',;&}\]]+)"
+        r"((?:(?:bearer|basic|token|digest)\s+)?(?:\[[^\]\s]*\]|[^\s\"',;&}\[\]]+))"
     )
 
 
+# `scheme://user:password@`: the userinfo of a URL in any text is hidden.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\"'<>\\]+@")
+
+
 def redact_text(text: str) -> str:
-    """`text` with every configured secret and credential header value replaced."""
-    for secret in secret_values():
+    """`text` with every configured secret and credential header value replaced, also where
+    the secret is written with JSON or Python string escapes (`\\/`, `\\u0073`, `\\x73`), ASCII
+    percent-escapes or control characters inside it: those are decoded (up to three levels,
+    JSON inside JSON) to find the secret, and the secret's whole written form is replaced."""
+    text = redact_secrets(text)
+    text = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", text)
+    return _credential_field().sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+
+
+def shown_url(url: str) -> str:
+    """`url` fit for a message: its userinfo (`user:password@`) left out."""
+    return _USERINFO.sub(lambda m: m.group(1), url)
+
+
+def redact_secrets(text: str) -> str:
+    """`text` with every secret replaced, however escaped (see `redact_text`)."""
+    secrets = secret_values()
+    for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return _credential_field().sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+    return _redact_decoded(text, secrets) if secrets else text
+
+
+# One written character of the decoded view: a JSON/Python escape, an ASCII percent-escape,
+# or a control character (decoded to nothing, as `strip_controls` would remove it).
+_UNIT = re.compile(
+    r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([\"\\/bfnrt])|%([0-7][0-9a-fA-F])"
+    "|([\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069])"
+)
+_SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_LEVELS = 3
+
+
+def _unit(match: re.Match[str]) -> str:
+    high, low, code, byte, simple, percent, _control = match.groups()
+    if high is not None:
+        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
+    number = code or byte or percent
+    if number is not None:
+        char = chr(int(number, 16))
+        return "" if _CONTROL.fullmatch(char) else char
+    if simple is not None:
+        return _SIMPLE.get(simple, simple)
+    return ""
+
+
+class _View:
+    """`text` decoded one level, and where each decoded character was written in `text`."""
+
+    def __init__(self, text: str) -> None:
+        pieces: list[str] = []
+        # Per segment: decoded start, written start, written end, literal (1:1) or one unit.
+        self.starts: list[int] = []
+        self.segments: list[tuple[int, int, bool]] = []
+        decoded = written = 0
+        for match in _UNIT.finditer(text):
+            if match.start() > written:
+                self.starts.append(decoded)
+                self.segments.append((written, match.start(), True))
+                pieces.append(text[written : match.start()])
+                decoded += match.start() - written
+            char = _unit(match)
+            self.starts.append(decoded)
+            self.segments.append((match.start(), match.end(), False))
+            pieces.append(char)
+            decoded += len(char)
+            written = match.end()
+        if written < len(text):
+            self.starts.append(decoded)
+            self.segments.append((written, len(text), True))
+            pieces.append(text[written:])
+        self.text = "".join(pieces)
+
+    def span(self, index: int) -> tuple[int, int]:
+        """Where decoded character `index` was written."""
+        k = bisect.bisect_right(self.starts, index) - 1
+        start, end, literal = self.segments[k]
+        if literal:
+            at = start + index - self.starts[k]
+            return at, at + 1
+        return start, end
+
+
+def _redact_decoded(text: str, secrets: tuple[str, ...]) -> str:
+    if "\\" not in text and "%" not in text and not _CONTROL.search(text):
+        return text
+    spans: list[tuple[int, int]] = []
+    views: list[_View] = []
+    current_text = text
+    for _ in range(_LEVELS):
+        view = _View(current_text)
+        if view.text == current_text:
+            break
+        views.append(view)
+        taken: list[tuple[int, int]] = []
+        for secret in secrets:  # longest first
+            found = view.text.find(secret)
+            while found != -1:
+                end = found + len(secret)
+                if not any(a < end and found < b for a, b in taken):
+                    taken.append((found, end))
+                found = view.text.find(secret, end)
+        for start, end in taken:
+            first, last = start, end - 1
+            for outer in reversed(views):  # back through each level to the written text
+                first, last = outer.span(first)[0], outer.span(last)[1] - 1
+            spans.append((first, last + 1))
+        current_text = view.text
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
+        text = text[:start] + REDACTED + text[end:]
+    return text
 
 
 def strip_controls(text: str) -> str:
@@ -97,13 +253,20 @@ def clean_text(text: str) -> str:
 
 
 def clean_value(value: Any) -> Any:
-    """Strings anywhere in JSON data cleaned; object keys kept (a schema may require them)."""
+    """Strings anywhere in JSON data cleaned. Object keys keep their characters (a schema may
+    require them) but not a secret: an upstream may echo one as a key too."""
     if isinstance(value, str):
         return clean_text(value)
     if isinstance(value, list):
         return [clean_value(v) for v in value]
     if isinstance(value, dict):
-        return {_SURROGATE.sub("", k): clean_value(v) for k, v in value.items()}
+        cleaned: dict[str, Any] = {}
+        for key, item in value.items():
+            key = redact_secrets(_SURROGATE.sub("", key))
+            while key in cleaned:  # two keys redacted alike: both kept
+                key += "'"
+            cleaned[key] = clean_value(item)
+        return cleaned
     return value
 
 

@@ -30,6 +30,7 @@ DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_RETRIES = 2
 DEFAULT_HTTP_KEEP_ALIVE = 120  # uvicorn's 5 s closes the socket a TS client reuses after listing
 MIN_RESPONSE_CHARS = 1_000
+MIN_TOKEN_CHARS = 16  # PREFIX_MCP_TOKEN: shorter ones are guessable (and too short to redact)
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 _RATE = re.compile(
     r"^(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hr|hour)(?:\s+burst\s+(\d+))?$",
@@ -175,7 +176,7 @@ def load(
         tools_deny=read("TOOLS_DENY", _patterns(names), ()),
         rate_limit=read("RATE_LIMIT", parse_rate, None),
         tool_rate_limits=_tool_rates(p, environ, names, problems),
-        mcp_token=environ.get(f"{p}_MCP_TOKEN") or None,
+        mcp_token=_mcp_token(f"{p}_MCP_TOKEN", environ, problems),
         allowed_hosts=read("ALLOWED_HOSTS", _list, ()),
         audit_log=read("AUDIT_LOG", _audit_mode, "full"),
         redact=read("REDACT", _list, ()),
@@ -188,6 +189,23 @@ def load(
     if problems:
         raise SettingsError("\n".join(problems))
     return settings
+
+
+def _mcp_token(variable: str, environ: Mapping[str, str], problems: list[str]) -> str | None:
+    """This server's bearer token: set means at least `MIN_TOKEN_CHARS` characters, none a
+    space (a header cannot carry one at its ends). Its value is never put in a message."""
+    raw = environ.get(variable)
+    if not raw:
+        return None
+    if len(raw) < MIN_TOKEN_CHARS or any(c.isspace() for c in raw):
+        spaces = " and spaces" if any(c.isspace() for c in raw) else ""
+        problems.append(
+            f"{variable}: expected a long random string of at least {MIN_TOKEN_CHARS} characters "
+            f"without spaces (it has {len(raw)} characters{spaces}), e.g. from "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+        return None
+    return raw
 
 
 def check_environment(

@@ -48,10 +48,10 @@ def test_secret_variables(project: Project, monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_values_of_secret_variables_are_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PETSTORE_DB_PASSWORD", "hunter2-db")
-    monkeypatch.setenv("PETSTORE_MCP_TOKEN", "mcp-token-123")
+    monkeypatch.setenv("PETSTORE_MCP_TOKEN", "mcp-token-1234567890")
     monkeypatch.setenv("PETSTORE_PAGE_SIZE", "5000")
     monkeypatch.setenv("PETSTORE_BASE_URL", "https://api.example.com")
-    text = redact.redact_text("db hunter2-db, token mcp-token-123, size 5000 at https://api.example.com")
+    text = redact.redact_text("db hunter2-db, token mcp-token-1234567890, size 5000 at https://api.example.com")
     assert text == "db [redacted], token [redacted], size 5000 at https://api.example.com"
 
 
@@ -156,13 +156,15 @@ def test_clean_value_walks_nested_data(monkeypatch: pytest.MonkeyPatch) -> None:
         "items": [{"note": "key secret-key\x00"}, "a\ud83dz", 3, 2.5, True, None],
         "nested": {"deeper": [["secret-key"]]},
         "k\ud800ey": "v",
-        "secret-key\x01": "keys are kept",
+        "secret-key\x01": "a key keeps its characters",
+        "id": 1,
     }
     assert redact.clean_value(value) == {
         "items": [{"note": "key [redacted]"}, "az", 3, 2.5, True, None],
         "nested": {"deeper": [["[redacted]"]]},
         "key": "v",  # a lone surrogate cannot be sent, even in a key
-        "secret-key\x01": "keys are kept",  # other keys untouched: a schema may require them
+        "[redacted]\x01": "a key keeps its characters",  # a schema may require them, but no secret
+        "id": 1,
     }
     assert value["items"][0] == {"note": "key secret-key\x00"}  # the input is not changed
 
@@ -203,3 +205,96 @@ def test_log_filter_redacts_messages_and_tracebacks(monkeypatch: pytest.MonkeyPa
     assert redact.RedactingFilter().filter(record)
     assert record.getMessage() == "key [redacted]"
     assert record.exc_text and "secret-key" not in record.exc_text and "failed with [redacted]" in record.exc_text
+
+
+SECRET = "sk/live+AB/cd=="  # a key with the characters JSON and URLs escape
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        'sk\\/live+AB\\/cd==',  # JSON may escape "/"
+        '\\u0073k/live+AB/cd==',  # any character as a \u escape
+        '\\u0073\\u006b\\u002f\\u006c\\u0069\\u0076\\u0065\\u002b\\u0041\\u0042\\u002f\\u0063\\u0064\\u003d\\u003d',
+        '\\x73k/live+AB/cd==',  # Python's repr of bytes
+        'sk%2Flive%2BAB%2Fcd%3D%3D',  # percent-encoded
+        'sk/live%2BAB/cd==',  # partly percent-encoded
+        'sk/live+AB%2fcd%3d=',  # lower-case hex
+        's\\u0000k/live+AB\\u001b/cd==',  # escaped control characters inside
+        's\x00k/live\u202e+AB/cd==',  # raw control characters inside
+        '\\\\u0073k\\\\/live+AB/cd==',  # JSON inside JSON: escaped twice
+        base64.b64encode(SECRET.encode()).decode(),
+    ],
+)
+def test_escaped_forms_of_a_secret_are_redacted(written: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_API_KEY", SECRET)
+    body = '{"error": "bad key", "echo": "' + written + '", "n": 1}'
+    assert redact.redact_text(body) == '{"error": "bad key", "echo": "[redacted]", "n": 1}'
+    assert redact.clean_text(body) == '{"error": "bad key", "echo": "[redacted]", "n": 1}'
+
+
+def test_escapes_of_other_text_are_left_as_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_API_KEY", SECRET)
+    text = '{"path": "a\\/b", "note": "\\u00e9t\\u00e9 100%25", "emoji": "\\ud83d\\ude00", "q": "\\\\n"}'
+    assert redact.redact_text(text) == text
+    assert redact.redact_text("\\\\u0073 is not s") == "\\\\u0073 is not s"
+
+
+def test_structured_content_and_error_text_are_cleaned_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JSON document inside a string of a structured result, and an error's text."""
+    monkeypatch.setenv("PETSTORE_API_KEY", SECRET)
+    value = {"detail": '{"echo": "sk\\/live+AB\\/cd=="}', "raw": "s\x07k/live+AB/cd==", SECRET: "key"}
+    assert redact.clean_value(value) == {"detail": '{"echo": "[redacted]"}', "raw": "[redacted]", "[redacted]": "key"}
+    error = types.CallToolResult(
+        content=[types.TextContent(type="text", text='HTTP 400: {"k": "\\u0073k\\/live+AB\\/cd=="}')], is_error=True
+    )
+    assert redact.clean_result(error).content[0].text == 'HTTP 400: {"k": "[redacted]"}'
+
+
+def test_keys_redacted_alike_are_both_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_API_KEY", SECRET)
+    assert redact.clean_value({SECRET: 1, "sk\\/live+AB\\/cd==": 2}) == {"[redacted]": 1, "[redacted]'": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Authorization: Bearer secret-key", "Authorization: [redacted]"),
+        ('{"api_key": "secret-key"}', '{"api_key": "[redacted]"}'),
+        ("access_token=secret-key&x=1", "access_token=[redacted]&x=1"),
+        ("api_key=[abc] rest", "api_key=[redacted] rest"),
+    ],
+)
+def test_no_doubled_bracket(text: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value already redacted is taken whole by the credential-field rule: no `[redacted]]`."""
+    monkeypatch.setenv("PETSTORE_API_KEY", "secret-key")
+    assert redact.redact_text(text) == expected
+    assert "]]" not in redact.redact_text(text)
+
+
+def test_url_userinfo_is_hidden_and_its_password_is_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_BASE_URL", "https://svc:pa%24%24word-1@api.example.com/v1")
+    text = "GET https://svc:pa%24%24word-1@api.example.com/v1/pets failed (password pa$$word-1)"
+    assert redact.redact_text(text) == "GET https://[redacted]@api.example.com/v1/pets failed (password [redacted])"
+    basic = base64.b64encode(b"svc:pa$$word-1").decode()  # what an HTTP client makes of the userinfo
+    assert redact.redact_text(f"Basic {basic}") == "Basic [redacted]"
+    assert redact.shown_url("https://u:p@h.example/x") == "https://h.example/x"
+    assert redact.redact_text("mail bob@example.com, see https://example.com/a@b") == (
+        "mail bob@example.com, see https://example.com/a@b"
+    )
+
+
+def test_remembered_secrets_get_their_encoded_forms_too() -> None:
+    redact.remember_secret("tok/en+1==")
+    assert redact.redact_text('{"t": "tok\\/en+1=="} tok%2Fen%2B1%3D%3D') == '{"t": "[redacted]"} [redacted]'
+
+
+def test_decoding_a_large_escaped_text_is_linear(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("PETSTORE_API_KEY", SECRET)
+    body = '{"a": "\\u00e9\\/%41"}' * 20_000 + '"sk\\/live+AB\\/cd=="'
+    started = time.perf_counter()
+    redacted = redact.redact_text(body)
+    assert redacted.endswith('"[redacted]"') and redacted.startswith('{"a": "\\u00e9\\/%41"}')
+    assert time.perf_counter() - started < 10  # a guard against quadratic work, not a speed limit

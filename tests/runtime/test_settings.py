@@ -69,7 +69,7 @@ def test_empty_and_blank_values_mean_the_default(project: Project) -> None:
         ("TOOLS_DENY", "*Pet", "tools_deny", ("*Pet",)),
         ("RATE_LIMIT", "10/s burst 20", "rate_limit", Rate(10, 20, "10/s burst 20")),
         ("RATE_LIMIT", "off", "rate_limit", None),
-        ("MCP_TOKEN", "s3cret-token", "mcp_token", "s3cret-token"),
+        ("MCP_TOKEN", "s3cret-token-0123456", "mcp_token", "s3cret-token-0123456"),
         ("ALLOWED_HOSTS", "a.example, b.example:8000,", "allowed_hosts", ("a.example", "b.example:8000")),
         ("AUDIT_LOG", "full", "audit_log", "full"),
         ("AUDIT_LOG", "MINIMAL", "audit_log", "minimal"),
@@ -295,3 +295,21 @@ def test_set_base_url_wins_over_the_environment(running: Project, monkeypatch: p
     assert settings.current().base_url == "https://flag.example.com/api"
     monkeypatch.setenv("PETSTORE_BASE_URL", "https://other.example.com")
     assert settings.current().base_url == "https://flag.example.com/api"
+
+
+@pytest.mark.parametrize("token", ["x", "   ", " " * 40, "short-token-15ch", "a token with spaces in it", "\t" + "t" * 20])
+def test_a_weak_mcp_token_stops_start_up(project: Project, token: str) -> None:
+    token = token[:15] if token == "short-token-15ch" else token
+    with pytest.raises(SettingsError) as caught:
+        settings.check_environment(project, {"PETSTORE_MCP_TOKEN": token}, TOOLS, http_host="0.0.0.0")
+    message = str(caught.value)
+    assert message.startswith("PETSTORE_MCP_TOKEN: expected a long random string of at least 16 characters")
+    assert token.strip() not in message.split("(", 1)[1] if token.strip() else True  # the value is not shown
+    with pytest.raises(SettingsError):  # stdio too: a set token is a token meant to be used
+        settings.load(project, {"PETSTORE_MCP_TOKEN": token}, TOOLS)
+
+
+def test_a_strong_mcp_token_is_accepted_and_secret(project: Project) -> None:
+    loaded = settings.load(project, {"PETSTORE_MCP_TOKEN": "0123456789abcdef"}, TOOLS)
+    assert loaded.mcp_token == "0123456789abcdef" and loaded.secrets["PETSTORE_MCP_TOKEN"] == "0123456789abcdef"
+    assert settings.load(project, {"PETSTORE_MCP_TOKEN": ""}, TOOLS).mcp_token is None  # empty: unset
