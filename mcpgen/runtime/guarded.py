@@ -16,6 +16,7 @@ result (`limited`), every other request over a limit the JSON-RPC error `RATE_LI
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
@@ -125,9 +126,24 @@ def clean_read(result: types.ReadResourceResult) -> types.ReadResourceResult:
     contents: list[types.TextResourceContents | types.BlobResourceContents] = []
     for item in result.contents:
         if isinstance(item, types.TextResourceContents):
-            item = item.model_copy(update={"text": redact.clean_text(item.text)})
+            item = item.model_copy(update={"text": _clean_text(item.text, item.mime_type)})
         contents.append(item)
     return result.model_copy(update={"contents": contents})
+
+
+def _clean_text(text: str, mime_type: str | None) -> str:
+    """JSON escapes control characters (`\\u001b`), so JSON text is cleaned as data: written
+    again when cleaning changed a value, else kept as it came (its layout too)."""
+    media = (mime_type or "").split(";")[0].strip().lower()
+    if media == "application/json" or media.endswith("+json"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return redact.clean_text(text)
+        cleaned = redact.clean_value(value)
+        if cleaned != value:
+            return json.dumps(cleaned, ensure_ascii=False)
+    return redact.clean_text(text)
 
 
 def clean_prompt(result: types.GetPromptResult) -> types.GetPromptResult:
