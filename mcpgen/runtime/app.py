@@ -181,10 +181,11 @@ async def call_tool(
 
     return await guarded.run(
         "tool",
-        name if kind is not None else None,
+        name,
         arguments,
         lambda: _dispatch(name, arguments, kind == "meta tool"),
         redact.clean_result,
+        known=kind is not None,
         address=kind,
         missing=missing,
         limited=error_result,

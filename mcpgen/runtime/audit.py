@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from . import settings
 from .project import current
-from .redact import REDACTED, redact_text
+from .redact import REDACTED, clean_text, redact_text
 
 _SENSITIVE = re.compile(
     r"(?i)(pass(word|wd|phrase)?|secret|token|api[-_]?key|authoriz|credential|cookie|session|private|signature|otp|pin$)"
@@ -104,7 +104,7 @@ def finish(call: ToolCall, outcome: str, detail: str | None = None) -> None:
         "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
         "event": EVENTS[call.kind],
         "kind": call.kind,
-        call.kind: call.tool,
+        call.kind: _short(clean_text(call.tool)) if call.tool is not None else None,
         **{key: _short(redact_text(value)) for key, value in call.fields.items()},
         "outcome": call.outcome or outcome,
         "duration_ms": round((time.perf_counter() - call.started) * 1000, 1),

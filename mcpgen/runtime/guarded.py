@@ -40,6 +40,7 @@ async def run(
     work: Callable[[], Awaitable[T]],
     clean: Callable[[T], T],
     *,
+    known: bool = True,
     address: guard.Kind | None = None,
     missing: Callable[[str | None], MCPError] | None = None,
     validate: Callable[[], list[str]] | None = None,
@@ -50,7 +51,8 @@ async def run(
 ) -> T:
     """Run `work` for one request of `kind` to the entry `name` with every duty done.
 
-    `name`: None when no entry serves the request (answered with `missing(None)`);
+    `known`: False when no entry serves the request (answered with `missing(None)`; `name` is
+    what the request asked for, None when it named no entry, like a URI no template matches);
     `address`: how access settings and per-entry limits address `name` (None: they do not,
     only the server-wide limit applies); `missing(why)`: the error for an unknown entry, or
     one hidden for `why`; `validate()`: the problems of the arguments, answered with
@@ -59,7 +61,9 @@ async def run(
     reports a failure (the audit outcome `error`); `fields`: more for the audit line."""
     call = audit.begin(name, dict(arguments), kind, **dict(fields or {}))
     try:
-        result = await _steps(kind, name, work, clean, address, missing, validate, invalid, limited)
+        result = await _steps(
+            kind, name if known else None, work, clean, address, missing, validate, invalid, limited
+        )
     except MCPError as exc:
         cleaned = clean_error(exc)
         audit.finish(call, "error", cleaned.message)  # a step that refused has marked it so

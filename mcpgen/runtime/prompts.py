@@ -61,10 +61,11 @@ async def get_prompt(
 
     return await guarded.run(
         "prompt",
-        params.name if entry is not None else None,
+        params.name,
         arguments,
         lambda: _get(params.name, entry or {}, arguments),
         guarded.clean_prompt,
+        known=entry is not None,
         missing=missing,
         validate=lambda: _problems(entry or {}, arguments),
         invalid=invalid,

@@ -158,6 +158,7 @@ async def read_resource(
         arguments,
         lambda: _read(uri, entry, values),
         guarded.clean_read,
+        known=matched is not None,
         address="resource",
         missing=missing,
         validate=validate,

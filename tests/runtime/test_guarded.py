@@ -357,7 +357,7 @@ def test_function_bound_prompt_is_cleaned_and_audited(served: Recorder, lines: l
     with pytest.raises(MCPError, match="Unknown prompt: nope"):
         get_prompt("nope", {})
     assert [(line["event"], line["prompt"], line["outcome"]) for line in lines] == [
-        ("prompt_get", "greet", "ok"), ("prompt_get", "greet", "error"), ("prompt_get", None, "refused")
+        ("prompt_get", "greet", "ok"), ("prompt_get", "greet", "error"), ("prompt_get", "nope", "refused")
     ]
 
 
@@ -389,7 +389,7 @@ def test_tool_errors_are_cleaned_and_audited_with_their_kind(served: Recorder, l
     assert [(line["event"], line["kind"], line["outcome"]) for line in lines] == [
         ("tool_call", "tool", "refused"), ("tool_call", "tool", "ok")
     ]
-    assert lines[1]["tool"] == "getPet"
+    assert [line["tool"] for line in lines] == ["nope[2J[redacted]", "getPet"]
 
 
 # -- dynamic mode: meta tools are addressed like tools ------------------------------------------
