@@ -136,6 +136,10 @@ class Resource:
     route: HttpRoute | None  # None: a Python function (`call`) answers reads
     origin: Origin
     call: PythonCall | None = None
+    # (template variable, the JSON Schema its value must match): reads are validated against
+    # the parameter schema before anything is sent; a variable without one takes any string.
+    schemas: tuple[tuple[str, JsonSchema], ...] = ()
+    read_only: bool = True  # the operation's readOnlyHint: PREFIX_READ_ONLY=1 hides it when False
 
 
 @dataclass(frozen=True, slots=True)

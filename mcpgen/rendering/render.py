@@ -327,9 +327,12 @@ def resource_entry(resource: Resource) -> dict[str, Any]:
         entry["pattern"] = resource.uri_pattern
         entry["variables"] = [argument for _, argument in resource.variables]
         entry["completions"] = {variable: list(values) for variable, values in resource.completions}
+        if resource.schemas:
+            entry["schemas"] = dict(resource.schemas)
     entry["description"] = resource.description
     if resource.mime_type:
         entry["mimeType"] = resource.mime_type
+    entry["readOnly"] = resource.read_only
     if resource.route is not None:
         entry["http"] = route_entry(resource.route)
     elif resource.call is not None:

@@ -17,7 +17,18 @@ from typing import Any
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
-from . import audit, extensions, guard, messages, paging, patterns, redact, results, settings
+from . import (
+    audit,
+    extensions,
+    guard,
+    guarded,
+    messages,
+    paging,
+    patterns,
+    redact,
+    results,
+    settings,
+)
 from .catalog import tool_table
 from .project import current, resets
 
@@ -35,7 +46,8 @@ def _tool_list() -> list[types.Tool]:
         from . import dynamic
 
         listed = [entry for entry in customs if guard.enabled(entry["tool"]["name"])]
-        return [*dynamic.meta_tools(), *(types.Tool.model_validate(e["tool"]) for e in listed)]
+        metas = [tool for tool in dynamic.meta_tools() if guard.enabled(tool.name, "meta tool")]
+        return [*metas, *(types.Tool.model_validate(e["tool"]) for e in listed)]
     entries = [*tool_table().values(), *customs]
     return [
         types.Tool.model_validate(entry["tool"])
@@ -166,41 +178,63 @@ async def list_tools(
 async def call_tool(
     ctx: ServerRequestContext, params: types.CallToolRequestParams
 ) -> types.CallToolResult:
-    """Every call: one audit line; every result: secrets redacted, control characters stripped."""
-    call = audit.begin(params.name, params.arguments)
-    try:
-        result = redact.clean_result(await _call_tool(params.name, dict(params.arguments or {})))
-    except MCPError as exc:
-        audit.finish(call, "refused", exc.message)
-        raise
-    audit.finish(call, "error" if result.is_error else "ok")
-    return result
+    """Every call through `guarded`: access, rate limits, one audit line, every result and
+    error message with secrets redacted and control characters stripped."""
+    name, arguments = params.name, dict(params.arguments or {})
+    kind = _tool_kind(name)
+
+    def missing(why: str | None) -> MCPError:
+        # The spec makes an unknown tool a protocol error, not a tool result; a hidden tool is
+        # not in tools/list, so it is answered like an unknown one, saying which setting hides it.
+        shown = f"Unknown tool: {name}" + (f" ({why})" if why else "")
+        return MCPError(code=types.INVALID_PARAMS, message=shown)
+
+    return await guarded.run(
+        "tool",
+        name,
+        arguments,
+        lambda: _dispatch(name, arguments, kind == "meta tool"),
+        redact.clean_result,
+        known=kind is not None,
+        address=kind,
+        missing=missing,
+        limited=error_result,
+        failed=lambda result: bool(result.is_error),
+    )
 
 
-async def _call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    if current().tool_mode == "dynamic":
+def _tool_kind(name: str) -> guard.Kind | None:
+    """How a tools/call names its tool: a meta tool, a tool, or nothing this server serves."""
+    if name in guard.meta_tools():
+        return "meta tool"
+    if name in tool_table() or name in extensions.custom_tools():
+        return "tool"
+    return None
+
+
+async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> types.CallToolResult:
+    if meta:
         from . import dynamic
 
-        if name in dynamic.META_TOOL_NAMES:
-            return await dynamic.call_meta(name, arguments, run_tool)
-    if name not in tool_table() and name not in extensions.custom_tools():
-        # The spec makes an unknown tool a protocol error, not a tool result.
-        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
-    refusal = guard.refusal(name)
-    if refusal is not None:  # hidden from tools/list, so answered like an unknown tool
-        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name} ({refusal})")
-    return await run_tool(name, arguments)
+        return await dynamic.call_meta(name, arguments, run_tool)
+    return await _execute(name, arguments)
 
 
 async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    """One catalogue tool: access and rate limits, the call; every failure an isError result."""
+    """A catalogue tool called through dynamic mode's call_tool, whose own call went through
+    `guarded`: the tool's access and its per-tool limit here; every failure an isError result."""
     refusal = guard.refusal(name)
-    if refusal is not None:  # reached through dynamic mode's call_tool
+    if refusal is not None:
         return error_result(f"Tool {name} is not available ({refusal}).")
-    limited = guard.admit(name)
+    limited = guard.admit(name, server=False)  # the server-wide token was taken for call_tool
     if limited is not None:
         audit.mark("rate_limited")
         return error_result(limited)
+    return await _execute(name, arguments)
+
+
+async def _execute(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """One tool's call, its guards passed; no exception escapes as an opaque protocol error."""
     token = extensions.current_tool.set(name)
     try:
         if name not in tool_table():
@@ -208,7 +242,7 @@ async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult
         if current().source == "python":
             return await _call_function(name, arguments)
         return await _call_http(name, arguments)
-    except Exception as exc:  # no exception may escape as an opaque protocol error
+    except Exception as exc:
         log.exception("tool %s failed", name)
         return error_result(f"Internal error in tool {name}: {type(exc).__name__}")
     finally:

@@ -1,8 +1,13 @@
 # mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
-"""Audit log: one JSON line per tool call, on stderr (stdout carries the stdio protocol).
+"""Audit log: one JSON line per request that runs an entry, on stderr (stdout carries the
+stdio protocol): tool calls, resource reads, prompt gets and completions (see `guarded`).
 
-`{"event": "tool_call", "tool": ..., "outcome": "ok" | "error" | "rate_limited" | "refused",
-"duration_ms": ..., "upstream_status": 200 | "ConnectError" | null, "arguments": {...}}`.
+`{"event": "tool_call", "kind": "tool", "tool": ..., "outcome": "ok" | "error" |
+"rate_limited" | "refused", "duration_ms": ..., "upstream_status": 200 | "ConnectError" | null,
+"arguments": {...}}`. The other kinds name their entry the same way: `"event":
+"resource_read", "kind": "resource", "resource": name, "uri": ...`, `"event": "prompt_get",
+"kind": "prompt", "prompt": name`, `"event": "completion", "kind": "completion",
+"completion": prompt name or template URI`.
 Arguments are logged with the values of sensitive-looking names (password, token, key, ...)
 and every configured secret replaced by `[redacted]`, long strings cut.
 `PREFIX_AUDIT_LOG`: `full` (default), `minimal` (no arguments) or `off`.
@@ -19,11 +24,11 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from . import settings
 from .project import current
-from .redact import REDACTED, redact_text
+from .redact import REDACTED, clean_text, redact_text
 
 _SENSITIVE = re.compile(
     r"(?i)(pass(word|wd|phrase)?|secret|token|api[-_]?key|authoriz|credential|cookie|session|private|signature|otp|pin$)"
@@ -36,10 +41,21 @@ MAX_NODES = 200  # values logged of one call's arguments, all levels together
 _SLACK = 4_000  # characters redacted beyond the cut: a secret straddling it is still found
 
 
+Kind = Literal["tool", "resource", "prompt", "completion"]
+EVENTS: dict[str, str] = {
+    "tool": "tool_call",
+    "resource": "resource_read",
+    "prompt": "prompt_get",
+    "completion": "completion",
+}
+
+
 @dataclass
 class ToolCall:
-    tool: str
+    tool: str | None  # the entry's name (None: a resource URI no entry serves)
     arguments: Any
+    kind: Kind = "tool"
+    fields: dict[str, str] = field(default_factory=dict)  # more to log, e.g. a resource's URI
     started: float = field(default_factory=time.perf_counter)
     upstream_status: int | str | None = None
     outcome: str | None = None  # set early by a step that knows better than the result
@@ -66,8 +82,8 @@ def _logger() -> logging.Logger:
     return logger
 
 
-def begin(tool: str, arguments: Any) -> ToolCall:
-    call = ToolCall(tool, arguments)
+def begin(name: str | None, arguments: Any, kind: Kind = "tool", **fields: str) -> ToolCall:
+    call = ToolCall(name, arguments, kind, fields)
     _current.set(call)
     return call
 
@@ -90,8 +106,10 @@ def finish(call: ToolCall, outcome: str, detail: str | None = None) -> None:
         return
     line: dict[str, Any] = {
         "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-        "event": "tool_call",
-        "tool": _short(call.tool),
+        "event": EVENTS[call.kind],
+        "kind": call.kind,
+        call.kind: _short(clean_text(call.tool)) if call.tool is not None else None,
+        **{key: _short(value) for key, value in call.fields.items()},
         "outcome": call.outcome or outcome,
         "duration_ms": round((time.perf_counter() - call.started) * 1000, 1),
         "upstream_status": (

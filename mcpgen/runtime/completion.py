@@ -4,6 +4,10 @@
 Known values (a template variable's enum, a prompt argument's declared `values`) are
 offered by prefix. `hooks.complete`, when it returns a list, answers instead: that is
 where a completer that looks things up belongs.
+
+Every completion goes through `guarded` (it runs the user's hook): it counts against the
+server-wide rate limit, its values and errors are cleaned, and it writes one audit line.
+The variables of a hidden resource template are not completed (see `resources`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Callable
 from mcp import MCPError, types
 from mcp.server import ServerRequestContext
 
+from . import guarded
 from .extensions import hooks
 from .project import current
 
@@ -23,6 +28,23 @@ UserCompleter = Callable[[str, str, str, dict[str, str]], "list[str] | None"]
 async def complete(
     ctx: ServerRequestContext, params: types.CompleteRequestParams
 ) -> types.CompleteResult:
+    key = (
+        params.ref.uri
+        if isinstance(params.ref, types.ResourceTemplateReference)
+        else params.ref.name
+    )
+    context = dict(params.context.arguments or {}) if params.context is not None else {}
+    arguments = {"argument": params.argument.name, "value": params.argument.value}
+    return await guarded.run(
+        "completion",
+        key,
+        {**arguments, "context": context},
+        lambda: _complete(params),
+        guarded.clean_completion,
+    )
+
+
+async def _complete(params: types.CompleteRequestParams) -> types.CompleteResult:
     argument, typed = params.argument.name, params.argument.value
     context = dict(params.context.arguments or {}) if params.context is not None else {}
     known: list[str] | None = None

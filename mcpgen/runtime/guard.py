@@ -11,9 +11,20 @@ value stops the server with a message instead of being ignored:
 - `PREFIX_READ_ONLY=1`: only tools annotated `readOnlyHint: true` are listed and callable;
 - `PREFIX_TOOLS_ALLOW` / `PREFIX_TOOLS_DENY`: comma-separated glob patterns over tool names.
 
+The names these settings address (`entries()`) are the tools, the dynamic mode's meta tools
+(`search_tools`, `describe_tool`, `call_tool`) and the resources and resource templates, each
+by its name: a resource made from an operation is named like the operation's tool, so one
+name (and one rate-limit bucket) covers both ways of reaching that operation. Read-only mode
+keeps a resource exactly when it keeps the operation's tool (a function bound to a URI is a
+read); the meta tools only read the catalogue or dispatch to a tool that is checked itself, so
+read-only mode leaves them alone. Prompts and completions are not addressed by name: they
+count against the server-wide limit only (see `guarded`).
+
 A tool hidden by these settings is not in tools/list, so a call to it is answered like a
-call to an unknown tool: a JSON-RPC error (-32602), whose message names the setting.
-A call over a rate limit is a tool error (`isError`) that says when to retry.
+call to an unknown tool: a JSON-RPC error (-32602), whose message names the setting; a hidden
+resource is answered like an unknown one (-32002). A tool call over a rate limit is a tool
+error (`isError`) that says when to retry; any other request over a limit is a JSON-RPC error
+(`RATE_LIMITED`).
 """
 
 from __future__ import annotations
@@ -23,10 +34,11 @@ import fnmatch
 import math
 import time
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from . import settings
 from .catalog import tool_table
+from .project import current as current_project
 from .project import resets
 
 
@@ -41,28 +53,63 @@ def all_tools() -> dict[str, dict[str, Any]]:
     return tools
 
 
-settings.served_tools(lambda: all_tools().keys())
+@resets
+@cache
+def read_only_entries() -> dict[tuple[str, str], bool]:
+    """(kind, name) -> whether read-only mode keeps it, for tools and resources. A resource
+    named like a tool is that tool's operation: the tool's annotation (overrides included)
+    decides for both."""
+    kept = {
+        ("tool", n): bool(t.get("annotations", {}).get("readOnlyHint"))
+        for n, t in all_tools().items()
+    }
+    if current_project().has_resources:
+        from .resources import resource_entries
+
+        for entry in resource_entries():
+            name = entry["name"]
+            kept[("resource", name)] = kept.get(("tool", name), bool(entry.get("readOnly", True)))
+    return kept
+
+
+def meta_tools() -> frozenset[str]:
+    """The dynamic mode's meta tools (none in static mode)."""
+    if current_project().tool_mode != "dynamic":
+        return frozenset()
+    from .dynamic import META_TOOL_NAMES
+
+    return META_TOOL_NAMES
+
+
+def entries() -> list[str]:
+    """Every name the access settings and per-entry rate limits address."""
+    names = {name for _, name in read_only_entries()} | meta_tools()
+    return sorted(names)
+
+
+settings.served_tools(entries)
 
 
 # -- access -------------------------------------------------------------------
 
+Kind = Literal["tool", "meta tool", "resource"]
 
-def refusal(name: str) -> str | None:
-    """Why the tool is hidden and refused, or None when it may run."""
+
+def refusal(name: str, kind: Kind = "tool") -> str | None:
+    """Why the tool, meta tool or resource `name` is hidden and refused; None: it may run."""
     current = settings.current()
-    tool = all_tools()[name]
-    if current.read_only and not tool.get("annotations", {}).get("readOnlyHint"):
+    if current.read_only and kind != "meta tool" and not read_only_entries().get((kind, name)):
         variable = current.variable("READ_ONLY")
-        return f"tool {name!r} is not read-only and this server runs with {variable}=1"
+        return f"{kind} {name!r} is not read-only and this server runs with {variable}=1"
     if current.tools_allow and not any(fnmatch.fnmatchcase(name, p) for p in current.tools_allow):
-        return f"tool {name!r} is not in {current.variable('TOOLS_ALLOW')}"
+        return f"{kind} {name!r} is not in {current.variable('TOOLS_ALLOW')}"
     if any(fnmatch.fnmatchcase(name, p) for p in current.tools_deny):
-        return f"tool {name!r} is in {current.variable('TOOLS_DENY')}"
+        return f"{kind} {name!r} is in {current.variable('TOOLS_DENY')}"
     return None
 
 
-def enabled(name: str) -> bool:
-    return refusal(name) is None
+def enabled(name: str, kind: Kind = "tool") -> bool:
+    return refusal(name, kind) is None
 
 
 # -- rate limits ----------------------------------------------------------------
@@ -97,8 +144,10 @@ def _bucket(key: str, rate: settings.Rate | None) -> _Bucket | None:
     return _buckets[key]
 
 
-def admit(name: str) -> str | None:
-    """Take a token for one call of `name`; when none is free, a message saying when to retry.
+def admit(name: str | None, server: bool = True) -> str | None:
+    """Take a token for one call of `name` (None: an entry no per-entry limit addresses) and,
+    with `server`, one of the server-wide bucket; when one is not free, a message saying when
+    to retry, and nothing is taken.
 
     Calls run on one event loop thread, so check-then-take needs no lock.
     """
@@ -106,10 +155,12 @@ def admit(name: str) -> str | None:
     now = time.monotonic()
     waits: list[tuple[float, str]] = []
     buckets = []
-    for key, rate, variable in (
-        (SERVER, current.rate_limit, current.variable("RATE_LIMIT")),
-        (name, current.tool_rate_limits.get(name), tool_variable(current.prefix, name)),
-    ):
+    limits = [(SERVER, current.rate_limit, current.variable("RATE_LIMIT"))] if server else []
+    if name is not None:
+        limits.append(
+            (name, current.tool_rate_limits.get(name), tool_variable(current.prefix, name))
+        )
+    for key, rate, variable in limits:
         bucket = _bucket(key, rate)
         if bucket is not None:
             buckets.append(bucket)

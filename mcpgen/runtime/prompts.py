@@ -5,6 +5,10 @@ Declared messages are filled by plain substitution: `{argument}` becomes the arg
 value, `{{`/`}}` become braces, nothing else is interpreted. A prompt bound to a Python
 function is answered by calling it with the arguments (all strings, as MCP sends them).
 Unknown prompts and missing or unknown arguments are JSON-RPC invalid-params errors.
+
+Every get goes through `guarded`: the server-wide rate limit, messages and errors cleaned
+(secrets redacted, control characters stripped), one audit line. Prompts are chosen by the
+user, not the model: the tool access settings do not address them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import anyio.to_thread
 from mcp import MCPError, types
 from mcp.server import ServerRequestContext
 
+from . import guarded
 from .project import current, resets
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_-]*)\}")
@@ -44,24 +49,47 @@ async def get_prompt(
     ctx: ServerRequestContext, params: types.GetPromptRequestParams
 ) -> types.GetPromptResult:
     entry = prompt_table().get(params.name)
-    if entry is None:
-        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name}")
     arguments = dict(params.arguments or {})
+
+    def missing(why: str | None) -> MCPError:
+        return MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name}")
+
+    def invalid(problems: list[str]) -> types.GetPromptResult:
+        raise MCPError(
+            code=types.INVALID_PARAMS, message=f"Prompt {params.name}: " + "; ".join(problems)
+        )
+
+    return await guarded.run(
+        "prompt",
+        params.name,
+        arguments,
+        lambda: _get(params.name, entry or {}, arguments),
+        guarded.clean_prompt,
+        known=entry is not None,
+        missing=missing,
+        validate=lambda: _problems(entry or {}, arguments),
+        invalid=invalid,
+    )
+
+
+def _problems(entry: dict[str, Any], arguments: dict[str, str]) -> list[str]:
     declared = {a["name"]: a for a in entry["prompt"].get("arguments", [])}
     missing = [
         name for name, a in declared.items() if a.get("required") and not arguments.get(name)
     ]
-    unknown = sorted(set(arguments) - set(declared))
-    if missing or unknown:
-        problems = [f"missing required argument {name!r}" for name in missing]
-        problems += [f"unknown argument {name!r}" for name in unknown]
-        raise MCPError(
-            code=types.INVALID_PARAMS, message=f"Prompt {params.name}: " + "; ".join(problems)
-        )
+    problems = [f"missing required argument {name!r}" for name in missing]
+    return problems + [
+        f"unknown argument {name!r}" for name in sorted(set(arguments) - set(declared))
+    ]
+
+
+async def _get(
+    name: str, entry: dict[str, Any], arguments: dict[str, str]
+) -> types.GetPromptResult:
     description = entry["prompt"].get("description")
     if entry["call"] is not None:
         return types.GetPromptResult(
-            description=description, messages=await _call(params.name, entry["call"], arguments)
+            description=description, messages=await _call(name, entry["call"], arguments)
         )
     return types.GetPromptResult(
         description=description, messages=[_message(m, arguments) for m in entry["messages"]]

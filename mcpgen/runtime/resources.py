@@ -1,9 +1,16 @@
 # mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
 """Resources and resource templates: GET operations read through resources/read.
 
-`resources.json` (beside this module) holds each one's URI or URI template and its
-HTTP route. Reading performs the request; the response's content type becomes the
-mimeType, and anything that is not text comes back as a base64 blob.
+`resources.json` (beside this module) holds each one's URI or URI template, the schema
+each template variable's value must match, and its HTTP route (or the function bound to
+it). Reading performs the request; the response's content type becomes the mimeType, and
+anything that is not text comes back as a base64 blob.
+
+A read goes through `guarded` like a tool call: the access settings address a resource by
+its name (an operation's resource is named like its tool), template variables are checked
+against their parameter schemas before anything is sent, rate limits apply, text and error
+messages are cleaned, and it writes an audit line. A hidden resource is neither listed nor
+readable (answered like an unknown one, -32002), nor are its variables completed.
 """
 
 from __future__ import annotations
@@ -12,17 +19,19 @@ import base64
 import functools
 import inspect
 import json
+import math
 import re
 from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
 import anyio.to_thread
+import jsonschema
 import pydantic_core
 from mcp import MCPError, types
 from mcp.server import ServerRequestContext
 
-from . import paging, settings
+from . import audit, guard, guarded, paging, settings
 from .project import current, resets
 
 RESOURCE_NOT_FOUND = -32002  # the MCP spec's error code for an unknown resource
@@ -30,23 +39,32 @@ MAX_ERROR_BODY = 2_000
 _TEXTUAL = ("application/json", "application/xml", "application/yaml", "application/javascript")
 
 
+_VARIABLE = re.compile(r"\{([^{}]+)\}")
+
+
 @resets
 @cache
-def _entries() -> list[dict[str, Any]]:
+def resource_entries() -> list[dict[str, Any]]:
+    """Every entry of `resources.json`, hidden ones included."""
     entries: list[dict[str, Any]] = current().read_json("resources.json")
     return entries
+
+
+def _shown(entry: dict[str, Any]) -> bool:
+    return guard.enabled(entry["name"], "resource")
 
 
 @resets
 @cache
 def _fixed() -> dict[str, dict[str, Any]]:
-    return {entry["uri"]: entry for entry in _entries() if "uri" in entry}
+    return {entry["uri"]: entry for entry in resource_entries() if "uri" in entry}
 
 
 @resets
 @cache
 def _templates() -> list[tuple[re.Pattern[str], dict[str, Any]]]:
-    return [(re.compile(entry["pattern"]), entry) for entry in _entries() if "uriTemplate" in entry]
+    entries = resource_entries()
+    return [(re.compile(entry["pattern"]), entry) for entry in entries if "uriTemplate" in entry]
 
 
 def _wire(entry: dict[str, Any], *fields: str) -> dict[str, Any]:
@@ -57,20 +75,19 @@ def _wire(entry: dict[str, Any], *fields: str) -> dict[str, Any]:
     }
 
 
-@resets
-@cache
+@settings.per_settings
 def _resource_list() -> list[types.Resource]:
-    return [types.Resource.model_validate(_wire(e, "uri")) for e in _fixed().values()]
+    entries = [e for e in _fixed().values() if _shown(e)]
+    return [types.Resource.model_validate(_wire(e, "uri")) for e in entries]
 
 
-@resets
-@cache
+@settings.per_settings
 def _template_list() -> list[types.ResourceTemplate]:
-    return [types.ResourceTemplate.model_validate(_wire(e, "uriTemplate")) for _, e in _templates()]
+    entries = [e for _, e in _templates() if _shown(e)]
+    return [types.ResourceTemplate.model_validate(_wire(e, "uriTemplate")) for e in entries]
 
 
-@resets
-@cache
+@settings.per_settings
 def _digests() -> tuple[str, str]:
     return (
         paging.digest([r.uri for r in _resource_list()]),
@@ -117,9 +134,84 @@ async def read_resource(
 ) -> types.ReadResourceResult:
     uri = str(params.uri)
     matched = _match(uri)
-    if matched is None:
-        raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}")
-    entry, arguments = matched
+    entry, arguments = matched if matched is not None else ({}, {})
+    values: dict[str, Any] = {}
+
+    def validate() -> list[str]:
+        checked, problems = check_variables(entry, arguments)
+        values.update(checked)
+        return problems
+
+    def missing(why: str | None) -> MCPError:
+        shown = f"Resource not found: {uri}" + (f" ({why})" if why else "")
+        return MCPError(code=RESOURCE_NOT_FOUND, message=shown)
+
+    def invalid(problems: list[str]) -> types.ReadResourceResult:
+        raise MCPError(
+            code=types.INVALID_PARAMS,
+            message=f"Invalid resource URI {uri}:\n" + "\n".join(problems),
+        )
+
+    return await guarded.run(
+        "resource",
+        entry.get("name"),
+        arguments,
+        lambda: _read(uri, entry, values),
+        guarded.clean_read,
+        known=matched is not None,
+        address="resource",
+        missing=missing,
+        validate=validate,
+        invalid=invalid,
+        fields={"uri": uri},
+    )
+
+
+def check_variables(
+    entry: dict[str, Any], arguments: dict[str, str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The template variables' values as their parameter schemas type them (`"7"` -> 7 for an
+    integer), and what is wrong with each value no schema admits, named by template variable."""
+    schemas: dict[str, Any] = entry.get("schemas", {})
+    names = _VARIABLE.findall(entry.get("uriTemplate", ""))
+    variables = dict(zip(entry.get("variables", []), names, strict=False))
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for argument, text in arguments.items():
+        variable = variables.get(argument, argument)
+        if variable not in schemas:
+            values[argument] = text
+            continue
+        validator = _validator(json.dumps(schemas[variable], sort_keys=True))
+        candidates: list[Any] = [text, *_typed(text)]
+        admitted = [value for value in candidates if validator.is_valid(value)]
+        if admitted:
+            values[argument] = admitted[0]
+        else:  # what is wrong with the value as typed: "-1 is less than the minimum of 1"
+            errors = sorted(validator.iter_errors(candidates[-1]), key=lambda e: e.message)
+            problems.append(f"{variable}: {errors[0].message}")
+    return values, problems
+
+
+def _typed(text: str) -> list[Any]:
+    """The number or boolean a URI's text stands for, if it is one."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    if isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
+        return [value]
+    return []
+
+
+@cache
+def _validator(schema: str) -> Any:
+    return jsonschema.Draft202012Validator(json.loads(schema))
+
+
+async def _read(
+    uri: str, entry: dict[str, Any], arguments: dict[str, Any]
+) -> types.ReadResourceResult:
     if "http" not in entry:  # bound to a Python function
         return types.ReadResourceResult(contents=[await _call(uri, entry, arguments)])
     from . import upstream
@@ -133,6 +225,10 @@ async def read_resource(
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
         raise MCPError(code=types.INTERNAL_ERROR, message=str(exc)) from None
     status: int = response.status_code
+    if status == 429:  # later reads and calls wait out Retry-After here, not at the API
+        message, _ = guard.upstream_limited(429, response.headers.get("retry-after"))
+        audit.mark("rate_limited")
+        raise MCPError(code=guarded.RATE_LIMITED, message=message)
     if status == 404:
         raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri} (HTTP 404)")
     if status >= 400:
@@ -192,7 +288,7 @@ async def _call(
 def template_values(uri_template: str, variable: str) -> list[str] | None:
     """A template variable's known values (its parameter's enum); None: not a template here."""
     entry = next((e for _, e in _templates() if e["uriTemplate"] == uri_template), None)
-    if entry is None:
+    if entry is None or not _shown(entry):  # a hidden template is not there to complete
         return None
     values: list[str] = entry.get("completions", {}).get(variable, [])
     return values

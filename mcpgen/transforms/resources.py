@@ -14,7 +14,7 @@ import re
 from urllib.parse import quote
 
 from mcpgen.diagnostics import Diagnostic, Diagnostics, Level
-from mcpgen.ir import Origin, Project, Resource, Tool
+from mcpgen.ir import JsonSchema, Origin, Project, Resource, Tool
 from mcpgen.options import ResourceSpec, RouteRule
 
 PROJECT_FILE_NAME = "mcpgen.toml"
@@ -63,10 +63,14 @@ def _resource(tool: Tool, prefix: str) -> Resource | None:
     path_params = {p.name: p for p in route.params if p.location == "path"}
     literal_path = route.path.lstrip("/")
     mime = "application/json" if route.response_kind == "json" else None
+    read_only = bool(tool.annotations.read_only)  # hidden by PREFIX_READ_ONLY=1 exactly when the tool is
     if not path_params:
         uri = prefix + quote(literal_path, safe=_LITERAL_SAFE)
-        return Resource(tool.name, tool.title, tool.description, uri, None, None, mime, (), (), route, tool.origin)
-    template, pattern, variables, completions = prefix, re.escape(prefix), [], []
+        return Resource(
+            tool.name, tool.title, tool.description, uri, None, None, mime, (), (), route, tool.origin,
+            read_only=read_only,
+        )
+    template, pattern, variables, completions, schemas = prefix, re.escape(prefix), [], [], []
     taken: set[str] = set()
     position = 0
     for match in _PATH_VARIABLE.finditer(literal_path):
@@ -80,6 +84,7 @@ def _resource(tool: Tool, prefix: str) -> Resource | None:
         template += "{" + variable + "}"
         pattern += "([^/?#]+)"
         variables.append((variable, param.argument))
+        schemas.append((variable, _parameter_schema(tool, param.argument)))
         enum = (tool.input_schema.get("properties", {}).get(param.argument) or {}).get("enum")
         if isinstance(enum, list) and enum:
             completions.append((variable, tuple(str(v) for v in enum if v is not None)))
@@ -89,8 +94,16 @@ def _resource(tool: Tool, prefix: str) -> Resource | None:
     pattern += re.escape(tail)
     return Resource(
         tool.name, tool.title, tool.description, None, template, pattern, mime,
-        tuple(variables), tuple(completions), route, tool.origin,
+        tuple(variables), tuple(completions), route, tool.origin, schemas=tuple(schemas), read_only=read_only,
     )
+
+
+def _parameter_schema(tool: Tool, argument: str) -> JsonSchema:
+    """The schema a template variable's value must match: its argument's, with the `$defs` it may use."""
+    schema = dict(tool.input_schema.get("properties", {}).get(argument) or {})
+    if "$defs" in tool.input_schema:
+        schema["$defs"] = tool.input_schema["$defs"]
+    return schema
 
 
 def _variable(name: str, taken: set[str]) -> str:

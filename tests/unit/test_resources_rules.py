@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from mcpgen.api import build_openapi
 from mcpgen.options import Options
+from mcpgen.rendering.render import resource_entry
 from mcpgen.transforms import resources
 
 SPEC = {
@@ -64,3 +66,28 @@ def test_uris_and_templates(derived: dict[str, Any]) -> None:
 @pytest.mark.parametrize(("name", "scheme"), [("petstore", "petstore"), ("d&d-5e", "d-d-5e"), ("9lives", "mcp-9lives"), ("", "mcp")])
 def test_scheme(name: str, scheme: str) -> None:
     assert resources.scheme(name) == scheme
+
+
+def test_template_variables_carry_their_parameter_schemas(derived: dict[str, Any]) -> None:
+    """resources/read checks each variable against its parameter's schema before sending."""
+    item = derived["itemFile"]
+    assert item.schemas == (("item_id", {"type": "string"}), ("name", {"type": "string", "enum": ["a", "b"]}))
+    entry = resource_entry(item)
+    assert entry["schemas"] == {"item_id": {"type": "string"}, "name": {"type": "string", "enum": ["a", "b"]}}
+    assert "schemas" not in resource_entry(derived["status"])  # a fixed URI has no variables
+
+
+def test_read_only_follows_the_operations_tool(derived: dict[str, Any], tmp_path: Path) -> None:
+    """PREFIX_READ_ONLY=1 keeps a resource exactly when it keeps the operation's tool."""
+    assert derived["status"].read_only and resource_entry(derived["status"])["readOnly"] is True
+    spec = tmp_path / "shop.json"
+    spec.write_text(json.dumps(SPEC))
+    project, _ = build_openapi(spec, Options())
+    touched = tuple(
+        dataclasses.replace(t, annotations=dataclasses.replace(t.annotations, read_only=False))
+        if t.name == "status" else t
+        for t in project.tools
+    )
+    out, _ = resources.derive(dataclasses.replace(project, tools=touched))
+    (status,) = [r for r in out.resources if r.name == "status"]
+    assert not status.read_only and resource_entry(status)["readOnly"] is False
