@@ -413,7 +413,9 @@ def test_a_timeout_is_an_upstream_error_and_not_retried(api: Upstream, monkeypat
     monkeypatch.setenv("PETSTORE_RETRIES", "2")
     with pytest.raises(upstream.UpstreamError) as caught:
         send(route("/slow"), {})
-    assert str(caught.value) == f"GET {api.origin}/api/slow: no answer within 0.2 s (timeout)."
+    assert str(caught.value) == (
+        f"GET {api.origin}/api/slow: no answer within 0.2 s (timeout: PETSTORE_TIMEOUT, the wait for each read)."
+    )
     assert len(api.requests) == 1  # the request may have run: not sent again
 
 
