@@ -149,7 +149,9 @@ async def _send(
         )
     except httpx2.PoolTimeout:
         size = transport.pool_size(http)
-        busy = f"all {size} upstream connections are" if size else "every upstream connection is"
+        busy = {None: "every upstream connection is", 1: "the one upstream connection is"}.get(
+            size, f"all {size} upstream connections are"
+        )
         raise UpstreamError(
             f"{method} {url}: {busy} busy with other calls and none came free within "
             f"{current.connect_timeout:g} s ({current.variable('CONNECT_TIMEOUT')}). Try again "
@@ -462,14 +464,19 @@ def _check_upload(argument: str, what: str, size: int) -> None:
 
 def _read_upload(argument: str, path: str, target: Path) -> bytes:
     """The file's bytes, its size checked before reading and the read bounded (it may grow)."""
-    limit = settings.current().max_upload_bytes
+    current = settings.current()
+    limit = current.max_upload_bytes
     try:
         _check_upload(argument, repr(path), target.stat().st_size)
         with target.open("rb") as file:
             data = file.read(limit + 1)
     except OSError as exc:
         raise InvalidArgument(f"{argument}: cannot read {path!r}: {exc.strerror}") from None
-    _check_upload(argument, repr(path), len(data))  # grew past the limit while being read
+    if len(data) > limit:  # it grew while being read, or its size was not known (/proc)
+        raise InvalidArgument(
+            f"{argument}: {path!r} is over the {limit:,}-byte upload limit "
+            f"{current.variable('MAX_UPLOAD_BYTES')} sets; not sent."
+        )
     return data
 
 
