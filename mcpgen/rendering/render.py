@@ -526,14 +526,9 @@ def render_project(project: Project) -> dict[str, str]:
         "secret_env_vars": tuple(v.name for v in project.env_vars if v.secret),
         "credential_names": tuple(sorted({s.parameter for s in project.security_schemes})),
         "security_schemes": {s.name: security_view(s) for s in project.security_schemes},
-        "uploads": any(
-            f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields
-        ),
-        "functions": {
-            t.name: (t.call.module, t.call.function, t.call.is_async)
-            for t in project.tools
-            if t.call
-        },
+        "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
+        "sends_bytes": _sends_bytes(project),
+        "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
     }
     pkg = f"src/{project.package}"
     files = {
@@ -653,6 +648,13 @@ def _distribution_key(requirement: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def _sends_bytes(project: Project) -> bool:
+    """Whether a tool uploads files or a binary body (what `PREFIX_MAX_UPLOAD_BYTES` limits)."""
+    bodies = [t.route.body for t in project.tools if t.route and t.route.body]
+    binary = any(b.content_type.split(";")[0].strip().lower() == "application/octet-stream" for b in bodies)
+    return binary or any(f.file for body in bodies for f in body.fields)
+
+
 def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
     """Settings every generated server reads (guard, audit, redact, http_guard, transport)."""
     p = project.env_prefix
@@ -707,36 +709,25 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
     ]
     if project.source_kind == "openapi":
         extra += [
-            (f"{p}_TIMEOUT", "Upstream read/write timeout, seconds", "30"),
-            (f"{p}_CONNECT_TIMEOUT", "Upstream connect timeout, seconds", "10"),
+            (f"{p}_TIMEOUT", "Upstream wait for each read or write, seconds", "30"),
+            (f"{p}_CONNECT_TIMEOUT", "Upstream connect timeout, and the wait for a free pooled connection, seconds", "10"),
             (
-                f"{p}_RETRIES",
-                "Retries of idempotent requests after connection errors and 502/503/504",
-                "2",
+                f"{p}_CALL_TIMEOUT",
+                "Deadline for a whole tool call: connecting, sending, every read, retries and their waits; seconds",
+                f"twice {p}_TIMEOUT",
             ),
+            (f"{p}_RETRIES", "Retries of idempotent requests after connection errors and 502/503/504", "2"),
+            (f"{p}_MAX_CONNECTIONS", "Upstream connections open at once; a call finding all busy says so", "100"),
             (
-                f"{p}_CA_BUNDLE",
-                "PEM file or directory of CA certificates to trust (TLS is always verified)",
-                None,
+                f"{p}_MAX_RESPONSE_BYTES",
+                "Larger upstream bodies (counted decompressed) are refused, not read: bytes, or e.g. 20MB, 512KiB",
+                "20MB",
             ),
+            (f"{p}_CA_BUNDLE", "PEM file or directory of CA certificates to trust (TLS is always verified)", None),
         ]
-        if any(
-            f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields
-        ):
-            extra.append(
-                (
-                    f"{p}_UPLOAD_DIR",
-                    "Directory whose files tools may upload by path; unset = no local file access",
-                    None,
-                )
-            )
-    extra.append(
-        (
-            f"{p}_MAX_RESPONSE_CHARS",
-            "Longer results are truncated, with a note",
-            str(project.max_response_chars),
-        )
-    )
-    return [
-        {"name": name, "description": text, "default": default} for name, text, default in extra
-    ]
+        if any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields):
+            extra.append((f"{p}_UPLOAD_DIR", "Directory whose files tools may upload by path; unset = no local file access", None))
+        if _sends_bytes(project):
+            extra.append((f"{p}_MAX_UPLOAD_BYTES", "Larger files and binary bodies are refused, files before they are read", "50MB"))
+    extra.append((f"{p}_MAX_RESPONSE_CHARS", "Longer results are truncated, with a note", str(project.max_response_chars)))
+    return [{"name": name, "description": text, "default": default} for name, text, default in extra]

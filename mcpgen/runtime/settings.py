@@ -28,6 +28,11 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_RETRIES = 2
+CALL_TIMEOUT_FACTOR = 2  # unset PREFIX_CALL_TIMEOUT: this many times PREFIX_TIMEOUT
+DEFAULT_MAX_CONNECTIONS = 100  # upstream connections open at once (httpx's default)
+DEFAULT_MAX_RESPONSE_BYTES = 20_000_000  # an upstream body, counted after decompression
+DEFAULT_MAX_UPLOAD_BYTES = 50_000_000  # one file part or binary body sent upstream
+MIN_BYTES = 1_000
 DEFAULT_HTTP_KEEP_ALIVE = 120  # uvicorn's 5 s closes the socket a TS client reuses after listing
 MIN_RESPONSE_CHARS = 1_000
 MIN_TOKEN_CHARS = 16  # PREFIX_MCP_TOKEN: shorter ones are guessable (and too short to redact)
@@ -41,6 +46,9 @@ _SECRET_NAME = re.compile(
 )
 _SECONDS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60}
 _SECONDS.update({"h": 3600, "hr": 3600, "hour": 3600})
+_BYTES = re.compile(r"^(\d+)\s*(b|kb|mb|gb|kib|mib|gib)?$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9}
+_UNITS.update({"kib": 2**10, "mib": 2**20, "gib": 2**30})
 
 
 class SettingsError(Exception):
@@ -58,9 +66,13 @@ class Rate:
 class Settings:
     prefix: str
     base_url: str | None = None
-    timeout: float = DEFAULT_TIMEOUT
-    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    timeout: float = DEFAULT_TIMEOUT  # the wait for each read or write
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT  # a connection, or a free one from the pool
+    call_timeout: float = DEFAULT_TIMEOUT * CALL_TIMEOUT_FACTOR  # the whole call, retries included
     retries: int = DEFAULT_RETRIES
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
     ca_bundle: str | None = None
     upload_dir: str | None = None
     page_size: int = 25
@@ -158,12 +170,17 @@ def load(
             return default
 
     url = base_url or read("BASE_URL", _url, None) or project.base_url
+    timeout = read("TIMEOUT", _seconds, DEFAULT_TIMEOUT)
     settings = Settings(
         prefix=p,
         base_url=url.rstrip("/") if url else None,
-        timeout=read("TIMEOUT", _seconds, DEFAULT_TIMEOUT),
+        timeout=timeout,
         connect_timeout=read("CONNECT_TIMEOUT", _seconds, DEFAULT_CONNECT_TIMEOUT),
+        call_timeout=read("CALL_TIMEOUT", _seconds, timeout * CALL_TIMEOUT_FACTOR),
         retries=read("RETRIES", _whole(0), DEFAULT_RETRIES),
+        max_connections=read("MAX_CONNECTIONS", _whole(1), DEFAULT_MAX_CONNECTIONS),
+        max_response_bytes=read("MAX_RESPONSE_BYTES", _bytes, DEFAULT_MAX_RESPONSE_BYTES),
+        max_upload_bytes=read("MAX_UPLOAD_BYTES", _bytes, DEFAULT_MAX_UPLOAD_BYTES),
         ca_bundle=read("CA_BUNDLE", _existing_path, None),
         upload_dir=read("UPLOAD_DIR", _directory, None),
         page_size=read("PAGE_SIZE", _whole(1), project.page_size),
@@ -329,6 +346,18 @@ def _whole(minimum: int) -> Callable[[str, str], int]:
         return int(raw)
 
     return parse
+
+
+def _bytes(variable: str, raw: str) -> int:
+    """`20000000`, `20MB`, `512 KiB`, `1GB` (kB/MB/GB: powers of 1000; KiB/MiB/GiB: of 1024)."""
+    match = _BYTES.match(raw)
+    value = int(match.group(1)) * _UNITS[(match.group(2) or "").lower()] if match else 0
+    if value < MIN_BYTES:
+        raise SettingsError(
+            f"{variable}={raw!r}: expected a size of at least {MIN_BYTES:,} bytes, "
+            "in bytes or with a unit (e.g. 20MB, 512KiB, 1GB)"
+        )
+    return value
 
 
 def _flag(variable: str, raw: str) -> bool:

@@ -1,7 +1,11 @@
 # mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
-"""How requests reach the upstream: timeouts, TLS trust, bounded retries.
+"""How requests reach the upstream: timeouts, the connection pool, TLS trust, bounded retries.
 
-- `PREFIX_CONNECT_TIMEOUT` (default 10 s) and `PREFIX_TIMEOUT` (default 30 s, each read/write);
+- `PREFIX_CONNECT_TIMEOUT` (default 10 s: to connect, or to get a free pooled connection) and
+  `PREFIX_TIMEOUT` (default 30 s, the wait for each read or write). `PREFIX_CALL_TIMEOUT`
+  (default twice `PREFIX_TIMEOUT`) bounds a whole call, retries included (see `upstream.send`);
+- `PREFIX_MAX_CONNECTIONS` (default 100): upstream connections open at once; a call that finds
+  them all busy waits up to `PREFIX_CONNECT_TIMEOUT` for one, then fails saying so;
 - TLS certificates are always verified; `PREFIX_CA_BUNDLE` names a PEM file (or directory)
   of CA certificates to trust instead of the system's. There is no switch to turn checks off;
 - `PREFIX_RETRIES` (default 2): idempotent requests (GET, HEAD, OPTIONS, PUT, DELETE) are
@@ -14,6 +18,7 @@ from __future__ import annotations
 import os
 import random
 import ssl
+import weakref
 from collections.abc import Awaitable, Callable
 from functools import cache
 from typing import Any
@@ -37,6 +42,8 @@ RETRY_ERRORS = (
 BACKOFF_BASE = 0.25  # seconds before the first retry; doubled each time
 BACKOFF_CAP = 4.0
 MAX_RETRY_WAIT = 10.0  # a Retry-After longer than this is not waited for: the error is returned
+MAX_KEEPALIVE = 20  # idle connections kept open for reuse (httpx's default)
+_pool_sizes: weakref.WeakKeyDictionary[httpx2.AsyncClient, int] = weakref.WeakKeyDictionary()
 
 
 def connect_timeout() -> float:
@@ -75,9 +82,18 @@ def check_settings() -> None:
 
 
 def make_client(**options: Any) -> httpx2.AsyncClient:
-    """The upstream client: our timeouts and TLS trust, plus `options` (e.g. event_hooks)."""
-    timeout = httpx2.Timeout(read_timeout(), connect=connect_timeout())
-    return httpx2.AsyncClient(timeout=timeout, verify=tls_context(), **options)
+    """The upstream client: our timeouts, pool size and TLS trust, plus `options` (e.g. event_hooks)."""
+    size = settings.current().max_connections
+    timeout = httpx2.Timeout(read_timeout(), connect=connect_timeout(), pool=connect_timeout())
+    limits = httpx2.Limits(max_connections=size, max_keepalive_connections=min(size, MAX_KEEPALIVE))
+    client = httpx2.AsyncClient(timeout=timeout, limits=limits, verify=tls_context(), **options)
+    _pool_sizes[client] = size
+    return client
+
+
+def pool_size(client: httpx2.AsyncClient) -> int | None:
+    """How many connections a client from `make_client` opens at once (None: another client)."""
+    return _pool_sizes.get(client)
 
 
 def backoff(attempt: int) -> float:

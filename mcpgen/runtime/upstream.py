@@ -4,11 +4,16 @@ JSON/form/multipart/binary/text bodies), errors; credentials come from `auth`.
 
 A route (from `tools.json`) says where each tool argument goes. Path values are
 percent-encoded whole, so `../` or `?` in a value cannot change the request target.
+
+Bounded: a call ends within `PREFIX_CALL_TIMEOUT` (connect, send, every read, retries and
+their waits); a body is streamed and refused past `PREFIX_MAX_RESPONSE_BYTES`, counted after
+decompression; a file or binary body sent is refused past `PREFIX_MAX_UPLOAD_BYTES`.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import mimetypes
 from collections.abc import Mapping
@@ -16,9 +21,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import anyio
 import httpx2
 
-from . import auth, extensions, settings, transport
+from . import audit, auth, extensions, settings, transport
 
 MissingCredential = auth.MissingCredential  # re-exported: callers of `operations` catch it here
 
@@ -28,7 +34,8 @@ class InvalidArgument(ValueError):
 
 
 class UpstreamError(Exception):
-    """The request could not be completed: timeout, connection failure, no base URL."""
+    """The request could not be completed: timeout, connection failure, no base URL, a body
+    over the size limit."""
 
 
 class ApiError(Exception):
@@ -67,7 +74,8 @@ async def _on_response(response: httpx2.Response) -> None:
 async def send(
     route: Mapping[str, Any], arguments: Mapping[str, Any], client: httpx2.AsyncClient | None = None
 ) -> httpx2.Response:
-    """Send one operation's request; return the response, whatever its status."""
+    """Send one operation's request; return the response, whatever its status, its body read
+    (decoded) in full. Raises UpstreamError past the call's deadline or the body size limit."""
     current = settings.current()
     base = current.base_url
     if not base:
@@ -75,14 +83,22 @@ async def send(
             f"No upstream URL: set {current.variable('BASE_URL')} or pass --base-url."
         )
     http = client or shared_client()
-    url, request, fetched_tokens = await _prepare(route, arguments, base, http)
-    response = await _send(http, route["method"], url, request)
-    if response.status_code == 401 and fetched_tokens:
-        # The cached OAuth2 token may have been revoked before its expiry: fetch a new one, once.
-        auth.forget(fetched_tokens)
-        url, request, _ = await _prepare(route, arguments, base, http)
-        response = await _send(http, route["method"], url, request)
-    return response
+    method, url = route["method"], base + route["path"]
+    with anyio.move_on_after(current.call_timeout):
+        url, request, fetched_tokens = await _prepare(route, arguments, base, http)
+        response = await _send(http, method, url, request)
+        if response.status_code == 401 and fetched_tokens:
+            # The cached OAuth2 token may have been revoked before its expiry: fetch a new one, once.
+            auth.forget(fetched_tokens)
+            url, request, _ = await _prepare(route, arguments, base, http)
+            response = await _send(http, method, url, request)
+        return response
+    audit.note_upstream("CallTimeout")  # reached only when the deadline cancelled the call
+    raise UpstreamError(
+        f"{method} {url}: no complete answer within {current.call_timeout:g} s, the deadline "
+        f"{current.variable('CALL_TIMEOUT')} sets for a whole call (connecting, sending, reading, "
+        "retries); stopped waiting."
+    )
 
 
 async def _prepare(
@@ -126,13 +142,30 @@ async def _prepare(
 async def _send(
     http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any]
 ) -> httpx2.Response:
+    current = settings.current()
     try:
         return await transport.send_with_retries(
             method, lambda: _send_following(http, method, url, dict(request))
         )
+    except httpx2.PoolTimeout:
+        size = transport.pool_size(http)
+        busy = {None: "every upstream connection is", 1: "the one upstream connection is"}.get(
+            size, f"all {size} upstream connections are"
+        )
+        raise UpstreamError(
+            f"{method} {url}: {busy} busy with other calls and none came free within "
+            f"{current.connect_timeout:g} s ({current.variable('CONNECT_TIMEOUT')}). Try again "
+            f"shortly; {current.variable('MAX_CONNECTIONS')} sets how many may be open at once."
+        ) from None
+    except httpx2.ConnectTimeout:
+        raise UpstreamError(
+            f"{method} {url}: could not connect within {current.connect_timeout:g} s "
+            f"({current.variable('CONNECT_TIMEOUT')})."
+        ) from None
     except httpx2.TimeoutException:
         raise UpstreamError(
-            f"{method} {url}: no answer within {transport.read_timeout():g} s (timeout)."
+            f"{method} {url}: no answer within {transport.read_timeout():g} s (timeout: "
+            f"{current.variable('TIMEOUT')}, the wait for each read)."
         ) from None
     except httpx2.HTTPError as exc:
         raise UpstreamError(
@@ -143,22 +176,79 @@ async def _send(
 async def _send_following(
     http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any]
 ) -> httpx2.Response:
-    """Follow redirects only within the API's origin, so credentials never reach another host."""
+    """Follow redirects only within the API's origin, so credentials never reach another host;
+    the final response's body read within the size limit."""
     # Merge rather than replace: a path key may carry its own query (`/alerts?lat={lat}`).
     params = request.pop("params", [])
     target = httpx2.URL(url).copy_merge_params(params) if params else httpx2.URL(url)
-    response = await http.request(method, target, follow_redirects=False, **request)
-    for _ in range(MAX_REDIRECTS):
+    outgoing = http.build_request(method, target, **request)
+    for _ in range(MAX_REDIRECTS + 1):
+        response = await http.send(outgoing, follow_redirects=False, stream=True)
         following = response.next_request
         if following is None:
-            return response
+            return await _read_body(response, method, url)
+        await response.aclose()  # a redirect's body is not wanted
         if not _same_origin(response.request.url, following.url):
             raise UpstreamError(
                 f"{method} {url}: redirected to another origin ({following.url.scheme}://"
                 f"{following.url.host}); not followed, so credentials stay with the API."
             )
-        response = await http.send(following, follow_redirects=False)
+        outgoing = following
     raise UpstreamError(f"{method} {url}: more than {MAX_REDIRECTS} redirects.")
+
+
+async def _read_body(response: httpx2.Response, method: str, url: str) -> httpx2.Response:
+    """The response with its body read, decoded, up to `PREFIX_MAX_RESPONSE_BYTES`; past it
+    the connection is closed and UpstreamError says which limit and variable stopped it."""
+    current = settings.current()
+    limit = current.max_response_bytes
+    declared = response.headers.get("content-length", "")
+    identity = response.headers.get("content-encoding", "identity").lower() == "identity"
+    unread = identity and declared.isdigit() and int(declared) > limit  # refused as announced
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        if not unread:
+            async with contextlib.aclosing(response.aiter_bytes()) as decoded:
+                async for chunk in decoded:
+                    size += len(chunk)
+                    if size > limit:
+                        break
+                    chunks.append(chunk)
+    finally:
+        await response.aclose()
+    if unread or size > limit:
+        variable = current.variable("MAX_RESPONSE_BYTES")
+        over = (
+            f"is {int(declared):,} bytes (its Content-Length), over the {limit:,}-byte limit "
+            f"{variable} sets; not read"
+            if unread
+            else f"is larger than {limit:,} bytes (counted decompressed), the limit {variable} "
+            "sets; stopped reading"
+        )
+        raise UpstreamError(
+            f"{method} {url}: HTTP {response.status_code}: the response body {over}. Ask for "
+            f"less (filters, paging), or raise {variable}."
+        )
+    # The decoded bytes, so `content`, `text` and `json()` need no second pass: the headers
+    # say so (no Content-Encoding, its length). The request, extensions and timing are kept.
+    headers = [
+        (k, v)
+        for k, v in response.headers.multi_items()
+        if k.lower() not in ("content-encoding", "transfer-encoding")
+    ]
+    read = httpx2.Response(
+        response.status_code,
+        headers=headers,
+        content=b"".join(chunks),
+        request=response.request,
+        extensions=response.extensions,
+        history=response.history,
+        default_encoding=response.default_encoding,
+    )
+    read.headers["Content-Length"] = str(size)
+    read.elapsed = response.elapsed
+    return read
 
 
 def _same_origin(a: httpx2.URL, b: httpx2.URL) -> bool:
@@ -277,6 +367,7 @@ def _body(
             content = base64.b64decode(payload, validate=True)
         except ValueError:
             raise InvalidArgument(f"{body['argument']}: not valid base64") from None
+        _check_upload(body["argument"], "the body", len(content))
         return {"content": content}, body["contentType"]
     encoding: dict[str, Any] = body.get("encoding", {})
     if media == "application/x-www-form-urlencoded" and isinstance(payload, dict):
@@ -348,15 +439,45 @@ def _file_part(argument: str, spec: Mapping[str, Any]) -> tuple[str | None, byte
             data = base64.b64decode(spec["content"], validate=True)
         except ValueError:
             raise InvalidArgument(f"{argument}.content: not valid base64") from None
+        _check_upload(f"{argument}.content", "the file", len(data))
         filename = filename or "file"
     else:
-        target = _upload_path(argument, str(spec.get("path", "")))
-        data = target.read_bytes()
+        path = str(spec.get("path", ""))
+        target = _upload_path(argument, path)
+        data = _read_upload(f"{argument}.path", path, target)
         filename = filename or target.name
     media = (
         spec.get("contentType") or mimetypes.guess_type(filename)[0] or "application/octet-stream"
     )
     return filename, data, media
+
+
+def _check_upload(argument: str, what: str, size: int) -> None:
+    current = settings.current()
+    limit = current.max_upload_bytes
+    if size > limit:
+        raise InvalidArgument(
+            f"{argument}: {what} is {size:,} bytes, over the {limit:,}-byte upload limit "
+            f"{current.variable('MAX_UPLOAD_BYTES')} sets; not sent."
+        )
+
+
+def _read_upload(argument: str, path: str, target: Path) -> bytes:
+    """The file's bytes, its size checked before reading and the read bounded (it may grow)."""
+    current = settings.current()
+    limit = current.max_upload_bytes
+    try:
+        _check_upload(argument, repr(path), target.stat().st_size)
+        with target.open("rb") as file:
+            data = file.read(limit + 1)
+    except OSError as exc:
+        raise InvalidArgument(f"{argument}: cannot read {path!r}: {exc.strerror}") from None
+    if len(data) > limit:  # it grew while being read, or its size was not known (/proc)
+        raise InvalidArgument(
+            f"{argument}: {path!r} is over the {limit:,}-byte upload limit "
+            f"{current.variable('MAX_UPLOAD_BYTES')} sets; not sent."
+        )
+    return data
 
 
 def _upload_path(argument: str, path: str) -> Path:

@@ -139,6 +139,15 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, deadline:
 @contextlib.contextmanager
 def http_server(package: str, env: dict[str, str], log: Path, host: str = "127.0.0.1") -> Iterator[int]:
     """A generated server's process on streamable HTTP, its output in `log`; yields its port."""
+    with http_process(package, env, log, host) as (port, _):
+        yield port
+
+
+@contextlib.contextmanager
+def http_process(
+    package: str, env: dict[str, str], log: Path, host: str = "127.0.0.1"
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """`http_server`, yielding the process too (its pid, for /proc/<pid>/status)."""
     port = free_port()
     with log.open("wb") as sink:
         proc = subprocess.Popen(
@@ -150,7 +159,7 @@ def http_server(package: str, env: dict[str, str], log: Path, host: str = "127.0
         )
         try:
             wait_for_port(port, proc, log)
-            yield port
+            yield port, proc
         finally:
             proc.terminate()
             try:

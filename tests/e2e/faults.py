@@ -8,7 +8,9 @@ ok, slow (wait `slow_seconds`, released at stop), reset (TCP RST, no response), 
 (invalid JSON), schema (JSON that breaks the Pet schema), huge (a 10 MB valid Pet),
 redirect_loop (302 to itself), 429:N (Retry-After N), 502, 503, 504, echo (401 reflecting
 the request's headers and query, as some APIs do), control (strings with control
-characters), random (`fault_rate` of requests fail with 500 or 400, 5% more are slow: the load check).
+characters), endless (a chunked JSON body that never ends), gzip_bomb (1 MB of gzip that
+inflates to 1 GB), drip (a byte every half second), random (`fault_rate` of requests fail
+with 500 or 400, 5% more are slow: the load check).
 
 Behaviours can also be chosen per request by the `petId` path value, e.g. GET /pet/503.
 """
@@ -16,12 +18,15 @@ Behaviours can also be chosen per request by the `petId` path value, e.g. GET /p
 from __future__ import annotations
 
 import collections
+import functools
 import json
 import random
 import socket
 import ssl
 import struct
 import threading
+import time
+import zlib
 from collections import deque
 from dataclasses import dataclass
 
@@ -31,6 +36,16 @@ PREFIX = "/api/v3"
 PET = {"id": 1, "name": "Rex", "photoUrls": [], "status": "available"}
 CONTROL_TEXT = "Rex\x1b[31m red\x07 bell\x00 nul\u202e evil\r\nline two\tcol"
 HUGE_BYTES = 10 * 1024 * 1024
+BOMB_BYTES = 2**30  # what gzip_bomb inflates to
+ENDLESS_CAP = 2**31  # the most an endless body sends, should a client read it all
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    """A gzip member of BOMB_BYTES zeros (about 1 MB), built once, in pieces."""
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+    zeros = bytes(2**20)
+    return b"".join(packer.compress(zeros) for _ in range(BOMB_BYTES // 2**20)) + packer.flush()
 
 
 @dataclass(frozen=True)
@@ -64,9 +79,12 @@ class FaultyUpstream(RecordingServer[Seen]):
         self._random = random.Random(seed)
         self._server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]  # resets on purpose
         self._release = threading.Event()
+        self._stopping = threading.Event()
+        self.streamed = 0  # body bytes sent by `endless` answers
         self.base_url = self.origin + PREFIX
 
     def stop(self) -> None:
+        self._stopping.set()
         self._release.set()
         super().stop()
 
@@ -151,11 +169,34 @@ class FaultyUpstream(RecordingServer[Seen]):
         if behaviour == "echo":
             reflected = {"message": "invalid credentials", "headers": request.headers, "query": request.query}
             return self._send(handler, 401, json.dumps(reflected).encode())
+        if behaviour == "endless":
+            return self._endless(handler)
+        if behaviour == "gzip_bomb":
+            body = gzip_bomb()
+            return self._send(handler, 200, body, Content_Encoding="gzip")
+        if behaviour == "drip":
+            handler.send(200, {"Content-Type": "application/json", "Content-Length": "1000"})
+            handler.close_connection = True
+            while not self._stopping.wait(0.5):  # until the client hangs up (a write fails) or stop
+                handler.wfile.write(b" ")
+                handler.wfile.flush()
+            return None
         if behaviour == "control":
             if path.endswith("/photo"):
                 return self._send(handler, 200, CONTROL_TEXT.encode(), "text/plain; charset=utf-8")
             return self._send(handler, 200, json.dumps({**PET, "name": CONTROL_TEXT}).encode())
         return self._ok(handler, request)
+
+    def _endless(self, handler: Handler) -> None:
+        handler.send(200, {"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+        handler.close_connection = True
+        chunk = b'{"id": 1, "name": "' + b"x" * (2**16 - 19)
+        frame = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+        started = time.monotonic()
+        while self.streamed < ENDLESS_CAP and not self._stopping.is_set() and time.monotonic() - started < 60:
+            handler.wfile.write(frame)  # a client that hung up makes this raise, ending the answer
+            with self._lock:
+                self.streamed += len(chunk)
 
     def _ok(self, handler: Handler, request: Recorded) -> None:
         parts = request.path.removeprefix(PREFIX).strip("/").split("/")

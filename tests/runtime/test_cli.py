@@ -56,13 +56,20 @@ def test_malformed_settings_exit_2_naming_each_variable(package: Path) -> None:
     done = run(
         package,
         PETSTORE_PAGE_SIZE="abc", PETSTORE_MAX_RESPONSE_CHARS="lots", PETSTORE_TIMEOUT="-1", PETSTORE_HTTP_KEEP_ALIVE="0",
+        PETSTORE_CALL_TIMEOUT="never", PETSTORE_MAX_RESPONSE_BYTES="20 XB", PETSTORE_MAX_UPLOAD_BYTES="10",
+        PETSTORE_MAX_CONNECTIONS="none",
     )
     assert done.returncode == 2, done.stderr
     lines = done.stderr.splitlines()
     assert lines[0] == "petstore-mcp: configuration error:"
+    size = "expected a size of at least 1,000 bytes, in bytes or with a unit (e.g. 20MB, 512KiB, 1GB)"
     assert sorted(lines[1:]) == [
+        "PETSTORE_CALL_TIMEOUT='never': expected a number of seconds >= 0.001",
         "PETSTORE_HTTP_KEEP_ALIVE='0': expected a whole number >= 1",
+        "PETSTORE_MAX_CONNECTIONS='none': expected a whole number >= 1",
+        f"PETSTORE_MAX_RESPONSE_BYTES='20 XB': {size}",
         "PETSTORE_MAX_RESPONSE_CHARS='lots': expected a whole number >= 1,000",
+        f"PETSTORE_MAX_UPLOAD_BYTES='10': {size}",
         "PETSTORE_PAGE_SIZE='abc': expected a whole number >= 1",
         "PETSTORE_TIMEOUT='-1': expected a number of seconds >= 0.001",
     ]

@@ -26,6 +26,8 @@ def test_defaults_come_from_the_project(project: Project) -> None:
     assert loaded.base_url == "https://api.example.com/v2"  # the trailing slash dropped
     assert (loaded.page_size, loaded.max_response_chars) == (7, 4321)
     assert (loaded.timeout, loaded.connect_timeout, loaded.retries) == (30.0, 10.0, 2)
+    assert (loaded.call_timeout, loaded.max_connections) == (60.0, 100)
+    assert (loaded.max_response_bytes, loaded.max_upload_bytes) == (20_000_000, 50_000_000)
     assert (loaded.ca_bundle, loaded.upload_dir, loaded.http_keep_alive) == (None, None, 120)
     assert (loaded.read_only, loaded.tools_allow, loaded.tools_deny) == (False, (), ())
     assert (loaded.rate_limit, loaded.tool_rate_limits, loaded.mcp_token) == (None, {}, None)
@@ -48,6 +50,15 @@ def test_empty_and_blank_values_mean_the_default(project: Project) -> None:
         ("TIMEOUT", " 7 ", "timeout", 7.0),
         ("TIMEOUT", "0.001", "timeout", 0.001),
         ("CONNECT_TIMEOUT", "1e1", "connect_timeout", 10.0),
+        ("CALL_TIMEOUT", "90", "call_timeout", 90.0),
+        ("CALL_TIMEOUT", "0.5", "call_timeout", 0.5),
+        ("MAX_CONNECTIONS", "1", "max_connections", 1),
+        ("MAX_RESPONSE_BYTES", "1000", "max_response_bytes", 1000),
+        ("MAX_RESPONSE_BYTES", "20MB", "max_response_bytes", 20_000_000),
+        ("MAX_RESPONSE_BYTES", "512 KiB", "max_response_bytes", 524_288),
+        ("MAX_RESPONSE_BYTES", "1gb", "max_response_bytes", 10**9),
+        ("MAX_UPLOAD_BYTES", "2GiB", "max_upload_bytes", 2**31),
+        ("MAX_UPLOAD_BYTES", "5000 b", "max_upload_bytes", 5000),
         ("RETRIES", "0", "retries", 0),
         ("RETRIES", "5", "retries", 5),
         ("PAGE_SIZE", "1", "page_size", 1),
@@ -81,6 +92,11 @@ def test_valid_forms(project: Project, setting: str, raw: str, attribute: str, e
     assert getattr(load(project, **{setting: raw}), attribute) == expected
 
 
+def test_the_call_deadline_follows_the_read_timeout_unless_set(project: Project) -> None:
+    assert load(project, TIMEOUT="3").call_timeout == 6.0  # twice PETSTORE_TIMEOUT
+    assert load(project, TIMEOUT="3", CALL_TIMEOUT="20").call_timeout == 20.0
+
+
 def test_paths_that_exist(project: Project, tmp_path: Path) -> None:
     bundle = tmp_path / "ca.pem"
     bundle.write_text("not parsed here")
@@ -107,6 +123,13 @@ def test_credentials_are_read_from_the_schemes_variables(project: Project) -> No
         ("TIMEOUT", "inf", "expected a number of seconds >= 0.001"),
         ("TIMEOUT", "nan", "expected a number of seconds >= 0.001"),
         ("CONNECT_TIMEOUT", "0.0001", "expected a number of seconds >= 0.001"),
+        ("CALL_TIMEOUT", "soon", "expected a number of seconds >= 0.001"),
+        ("CALL_TIMEOUT", "0", "expected a number of seconds >= 0.001"),
+        ("MAX_CONNECTIONS", "0", "expected a whole number >= 1"),
+        ("MAX_RESPONSE_BYTES", "999", "expected a size of at least 1,000 bytes, in bytes or with a unit"),
+        ("MAX_RESPONSE_BYTES", "20 XB", "expected a size of at least 1,000 bytes, in bytes or with a unit"),
+        ("MAX_RESPONSE_BYTES", "-5MB", "expected a size of at least 1,000 bytes, in bytes or with a unit"),
+        ("MAX_UPLOAD_BYTES", "1.5MB", "expected a size of at least 1,000 bytes, in bytes or with a unit"),
         ("RETRIES", "-1", "expected a whole number >= 0"),
         ("RETRIES", "two", "expected a whole number >= 0"),
         ("RETRIES", "1.5", "expected a whole number >= 0"),

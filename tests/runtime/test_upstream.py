@@ -5,9 +5,15 @@ errors that stop a request before or while it is sent."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
+import functools
+import gzip
 import json
+import re
+import threading
 import time
+import zlib
 from collections.abc import Iterator
 from email.parser import BytesParser
 from email.policy import HTTP
@@ -24,23 +30,76 @@ from mcpgen.runtime import project as runtime_project
 from mcpgen.runtime.project import Project
 from tests.local_http import Handler, Recorded, RecordingServer
 
+BOMB_BYTES = 200 * 2**20  # what /bomb inflates to; ~200 KB on the wire
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # wbits 31: a gzip member
+    zeros = bytes(2**20)
+    return b"".join(packer.compress(zeros) for _ in range(BOMB_BYTES // 2**20)) + packer.flush()
+
 
 class Upstream(RecordingServer[Recorded]):
+    """Answers JSON naming the path; some paths misbehave: /slow, /moved, /away, /big (3 MB,
+    with its length), /endless (chunked, never ends), /bomb (gzip of 200 MB), /gzipped (small
+    gzip JSON), /drip (a byte every 0.2 s), /unavailable (503, Retry-After: 1), /hold (waits
+    for `released`)."""
+
     name = "runtime-upstream"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.streamed = 0  # body bytes /endless wrote, for bounds on what the client read
+        self.holding = threading.Event()  # a /hold request arrived
+        self.released = threading.Event()
+
+    def _endless(self, handler: Handler) -> None:
+        handler.send(200, {"Content-Type": "application/octet-stream", "Transfer-Encoding": "chunked"})
+        chunk = b"x" * 2**16
+        frame = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+        handler.close_connection = True
+        while self.streamed < 2**31:  # 2 GB: a bound for a broken client, not reached when capped
+            handler.wfile.write(frame)
+            self.streamed += len(chunk)
+
+    def _drip(self, handler: Handler) -> None:
+        handler.send(200, {"Content-Type": "text/plain", "Content-Length": "100"})
+        handler.close_connection = True
+        for _ in range(100):
+            handler.wfile.write(b".")
+            handler.wfile.flush()
+            time.sleep(0.2)
 
     def respond(self, handler: Handler, request: Recorded) -> None:
         self._record(request)
-        if request.path.endswith("/slow"):
+        name = request.path.rsplit("/", 1)[-1]
+        if name == "slow":
             time.sleep(1.0)
-        if request.path.endswith("/moved"):
-            handler.send(302, {"Location": "/api/pets", "Content-Length": "0"})
-            return
-        if request.path.endswith("/away"):
-            handler.send(302, {"Location": f"http://localhost:{self.port}/api/pets", "Content-Length": "0"})
-            return
-        status = 404 if request.path.endswith("/missing") else 200
-        body = json.dumps({"path": request.path}).encode()
-        handler.send(status, {"Content-Type": "application/json", "Content-Length": str(len(body))}, body)
+        elif name == "hold":
+            self.holding.set()
+            self.released.wait(10)
+        if name == "endless":
+            self._endless(handler)
+        elif name == "drip":
+            self._drip(handler)
+        elif name in ("moved", "away"):
+            origin = "" if name == "moved" else f"http://localhost:{self.port}"
+            handler.send(302, {"Location": f"{origin}/api/pets", "Content-Length": "0"})
+        elif name == "unavailable":
+            handler.send(503, {"Retry-After": "1", "Content-Length": "0"})
+        elif name == "big":
+            body = bytes(3_000_000)
+            handler.send(200, {"Content-Type": "application/octet-stream", "Content-Length": str(len(body))}, body)
+        elif name in ("bomb", "gzipped"):
+            pad = json.dumps({"path": request.path, "pad": "y" * 5000}).encode()
+            body = gzip_bomb() if name == "bomb" else gzip.compress(pad)
+            handler.send(200, {"Content-Type": "application/octet-stream" if name == "bomb" else "application/json",
+                               "Content-Encoding": "gzip", "Content-Length": str(len(body))}, body)
+        else:
+            status = 404 if name == "missing" else 200
+            body = json.dumps({"path": request.path}).encode()
+            handler.send(status, {"Content-Type": "application/json", "Content-Length": str(len(body))}, body)
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +113,9 @@ def server() -> Iterator[Upstream]:
 def api(project: Project, server: Upstream, monkeypatch: pytest.MonkeyPatch) -> Upstream:
     """PETSTORE_BASE_URL pointing at the server under /api, no retries, no shared client or tokens."""
     server.clear()
+    server.released.clear()
+    server.holding.clear()
+    server.streamed = 0
     monkeypatch.setenv("PETSTORE_BASE_URL", server.origin + "/api")
     monkeypatch.setenv("PETSTORE_RETRIES", "0")
     monkeypatch.setattr(settings, "_base_url_flag", [])
@@ -413,7 +475,9 @@ def test_a_timeout_is_an_upstream_error_and_not_retried(api: Upstream, monkeypat
     monkeypatch.setenv("PETSTORE_RETRIES", "2")
     with pytest.raises(upstream.UpstreamError) as caught:
         send(route("/slow"), {})
-    assert str(caught.value) == f"GET {api.origin}/api/slow: no answer within 0.2 s (timeout)."
+    assert str(caught.value) == (
+        f"GET {api.origin}/api/slow: no answer within 0.2 s (timeout: PETSTORE_TIMEOUT, the wait for each read)."
+    )
     assert len(api.requests) == 1  # the request may have run: not sent again
 
 
@@ -450,3 +514,198 @@ def test_the_shared_client(api: Upstream) -> None:
             await upstream.shared_client().aclose()
 
     assert anyio.run(go) == 200 and len(api.requests) == 1
+
+
+# -- limits: body sizes, uploads, the call's deadline, the connection pool --------------------
+
+
+@contextlib.contextmanager
+def peak_memory() -> Iterator[list[int]]:
+    """`[kB]`: how far this process's peak RSS rose above its RSS at the start of the block
+    (the peak, VmHWM, is reset first where the kernel allows it)."""
+
+    def status(field: str) -> int:
+        found = re.search(rf"^{field}:\s+(\d+) kB", Path("/proc/self/status").read_text(), re.MULTILINE)
+        assert found is not None
+        return int(found.group(1))
+
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")  # 5: reset the peak RSS to the current one
+    before = max(status("VmRSS"), status("VmHWM"))
+    grown = [0]
+    yield grown
+    grown[0] = status("VmHWM") - before
+
+
+LIMIT_NOTE = "(counted decompressed), the limit PETSTORE_MAX_RESPONSE_BYTES sets; stopped reading."
+MEMORY_BOUND_KB = 48 * 1024  # a 2 MB limit: the body, its copy, decoder buffers; not 200 MB
+
+
+def test_a_body_announced_over_the_limit_is_not_read(api: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_MAX_RESPONSE_BYTES", "2MB")
+    with pytest.raises(upstream.UpstreamError) as caught:
+        send(route("/big"), {})
+    assert str(caught.value) == (
+        f"GET {api.origin}/api/big: HTTP 200: the response body is 3,000,000 bytes (its Content-Length), "
+        "over the 2,000,000-byte limit PETSTORE_MAX_RESPONSE_BYTES sets; not read. Ask for less "
+        "(filters, paging), or raise PETSTORE_MAX_RESPONSE_BYTES."
+    )
+    monkeypatch.setenv("PETSTORE_MAX_RESPONSE_BYTES", "3000000")
+    assert send(route("/big"), {}).content == bytes(3_000_000)  # exactly at the limit: read
+
+
+def test_an_endless_body_is_cut_at_the_limit(api: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_MAX_RESPONSE_BYTES", "2MB")
+    started = time.monotonic()
+    with peak_memory() as grown, pytest.raises(upstream.UpstreamError) as caught:
+        send(route("/endless"), {})
+    assert str(caught.value) == (
+        f"GET {api.origin}/api/endless: HTTP 200: the response body is larger than 2,000,000 bytes "
+        f"{LIMIT_NOTE[:-1]}. Ask for less (filters, paging), or raise PETSTORE_MAX_RESPONSE_BYTES."
+    )
+    assert time.monotonic() - started < 5
+    assert api.streamed < 2_000_000 + 32 * 2**20  # read up to the limit; the rest sat in socket buffers
+    assert grown[0] < MEMORY_BOUND_KB, f"peak RSS rose {grown[0]:,} kB"
+
+
+def test_a_gzip_bomb_is_cut_after_decompression(api: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert len(gzip_bomb()) < 2_000_000  # on the wire it is under the limit; built before measuring
+    monkeypatch.setenv("PETSTORE_MAX_RESPONSE_BYTES", "2MB")
+    with peak_memory() as grown, pytest.raises(upstream.UpstreamError) as caught:
+        send(route("/bomb"), {})
+    assert str(caught.value).endswith(f"larger than 2,000,000 bytes {LIMIT_NOTE[:-1]}. Ask for less "
+                                      "(filters, paging), or raise PETSTORE_MAX_RESPONSE_BYTES.")
+    assert grown[0] < MEMORY_BOUND_KB, f"peak RSS rose {grown[0]:,} kB for a {BOMB_BYTES:,}-byte bomb"
+
+
+def test_a_compressed_body_within_the_limit_arrives_decoded(api: Upstream) -> None:
+    response = send(route("/gzipped"), {})
+    assert response.json()["path"] == "/api/gzipped" and response.status_code == 200
+    assert "content-encoding" not in response.headers  # the body is the decoded bytes now
+    assert response.headers["content-length"] == str(len(response.content))
+    assert response.request.url.path == "/api/gzipped" and response.reason_phrase == "OK"
+    assert response.elapsed.total_seconds() >= 0 and response.is_closed
+
+
+def test_a_dripping_upstream_is_stopped_at_the_call_deadline(api: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A byte every 0.2 s never trips the 1 s read timeout; the call's deadline stops it, and
+    the connection it held is free for the next call at once."""
+    monkeypatch.setenv("PETSTORE_TIMEOUT", "1")
+    monkeypatch.setenv("PETSTORE_CALL_TIMEOUT", "1.5")
+    monkeypatch.setenv("PETSTORE_MAX_CONNECTIONS", "1")
+    monkeypatch.setenv("PETSTORE_CONNECT_TIMEOUT", "0.5")
+
+    async def go() -> tuple[str, float, int]:
+        async with transport.make_client() as client:
+            started = time.monotonic()
+            with pytest.raises(upstream.UpstreamError) as caught:
+                await upstream.send(route("/drip"), {}, client)
+            elapsed = time.monotonic() - started
+            after = await upstream.send(route(), {}, client)
+            return str(caught.value), elapsed, after.status_code
+
+    message, elapsed, status = anyio.run(go)
+    assert message == (
+        f"GET {api.origin}/api/drip: no complete answer within 1.5 s, the deadline PETSTORE_CALL_TIMEOUT "
+        "sets for a whole call (connecting, sending, reading, retries); stopped waiting."
+    )
+    assert 1.4 < elapsed < 3 and status == 200
+
+
+def test_the_deadline_is_twice_the_read_timeout_by_default(api: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_TIMEOUT", "0.6")
+    with pytest.raises(upstream.UpstreamError, match=r"no complete answer within 1\.2 s, the deadline PETSTORE_CALL"):
+        send(route("/drip"), {})
+
+
+def test_the_deadline_covers_retries_and_their_waits(api: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten retries a second apart (Retry-After: 1) would take ten seconds; the deadline is 2.5 s."""
+    monkeypatch.setenv("PETSTORE_RETRIES", "10")
+    monkeypatch.setenv("PETSTORE_CALL_TIMEOUT", "2.5")
+    started = time.monotonic()
+    with pytest.raises(upstream.UpstreamError, match=r"no complete answer within 2\.5 s"):
+        send(route("/unavailable"), {})
+    assert time.monotonic() - started < 4
+    assert 2 <= len(api.requests) <= 4
+
+
+def test_an_exhausted_pool_says_so(api: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One connection allowed, held by a slow call: the next call waits the connect timeout for
+    it, then says the pool is busy (not that the upstream did not answer)."""
+    monkeypatch.setenv("PETSTORE_MAX_CONNECTIONS", "1")
+    monkeypatch.setenv("PETSTORE_CONNECT_TIMEOUT", "0.3")
+
+    async def go() -> tuple[str, int, int]:
+        held: list[int] = []
+
+        async def hold(client: httpx2.AsyncClient) -> None:
+            held.append((await upstream.send(route("/hold"), {}, client)).status_code)
+
+        async with transport.make_client() as client, anyio.create_task_group() as group:
+            group.start_soon(hold, client)
+            assert await anyio.to_thread.run_sync(api.holding.wait, 5)
+            try:
+                with pytest.raises(upstream.UpstreamError) as caught:
+                    await upstream.send(route(), {}, client)
+            finally:
+                api.released.set()
+        async with transport.make_client() as client:
+            later = (await upstream.send(route(), {}, client)).status_code
+        return str(caught.value), held[0], later
+
+    message, held, later = anyio.run(go)
+    assert message == (
+        f"GET {api.origin}/api/pets: the one upstream connection is busy with other calls and none came "
+        "free within 0.3 s (PETSTORE_CONNECT_TIMEOUT). Try again shortly; PETSTORE_MAX_CONNECTIONS sets "
+        "how many may be open at once."
+    )
+    assert (held, later) == (200, 200)
+
+
+def test_the_pool_size_is_the_setting(api: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert transport.pool_size(transport.make_client()) == 100
+    monkeypatch.setenv("PETSTORE_MAX_CONNECTIONS", "7")
+    assert transport.pool_size(transport.make_client()) == 7
+    assert transport.pool_size(httpx2.AsyncClient()) is None  # a client of the caller's own
+
+
+def test_uploads_over_the_limit_are_refused_before_reading(
+    api: Upstream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    (uploads / "fits.bin").write_bytes(b"\x01" * 1000)
+    with (uploads / "huge.bin").open("wb") as huge:
+        huge.truncate(3 * 10**9)  # sparse: 3 GB by its size, no disk used
+    monkeypatch.setenv("PETSTORE_UPLOAD_DIR", str(uploads))
+    monkeypatch.setenv("PETSTORE_MAX_UPLOAD_BYTES", "1000")
+    shape = route(method="POST", body=MULTIPART)
+    started = time.monotonic()
+    with peak_memory() as grown, pytest.raises(upstream.InvalidArgument) as caught:
+        send(shape, {"upload": {"path": "huge.bin"}})
+    assert str(caught.value) == (
+        "upload.path: 'huge.bin' is 3,000,000,000 bytes, over the 1,000-byte upload limit "
+        "PETSTORE_MAX_UPLOAD_BYTES sets; not sent."
+    )
+    assert grown[0] < 16 * 1024 and time.monotonic() - started < 2
+    over = base64.b64encode(b"\x01" * 1001).decode()
+    with pytest.raises(upstream.InvalidArgument, match=r"^upload\.content: the file is 1,001 bytes, over the 1,000"):
+        send(shape, {"upload": {"content": over, "filename": "a.bin"}})
+    binary = {"contentType": "application/octet-stream", "fields": [], "argument": "data"}
+    with pytest.raises(upstream.InvalidArgument, match=r"^data: the body is 1,001 bytes, over the 1,000-byte"):
+        send(route(method="PUT", body=binary), {"data": over})
+    assert api.requests == []
+    request = received(api, shape, {"upload": {"path": "fits.bin"}})  # exactly at the limit: sent
+    assert multipart_parts(request) == [("file", "fits.bin", "application/octet-stream", b"\x01" * 1000)]
+
+
+def test_an_upload_read_is_bounded_when_its_size_misleads(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/proc files say they are empty; the read stops one byte past the limit all the same."""
+    monkeypatch.setenv("PETSTORE_MAX_UPLOAD_BYTES", "1000")
+    maps = Path("/proc/self/maps")
+    assert maps.stat().st_size == 0 and len(maps.read_bytes()) > 1001
+    with pytest.raises(upstream.InvalidArgument) as caught:
+        upstream._read_upload("upload.path", "maps", maps)
+    assert str(caught.value) == (
+        "upload.path: 'maps' is over the 1,000-byte upload limit PETSTORE_MAX_UPLOAD_BYTES sets; not sent."
+    )

@@ -8,8 +8,9 @@ Use them from your own code, without MCP::
     result = await operations.list_books(...)
 
 Each raises `upstream.ApiError` for a non-2xx response, `upstream.UpstreamError` when no
-response arrives (timeout, connection error, redirect to another origin) and
-`upstream.MissingCredential` when the environment lacks a credential. Models are imported
+complete response arrives (a timeout or the call's deadline, a connection error, a redirect to
+another origin, a body over the size limit) and `upstream.MissingCredential` when the
+environment lacks a credential. Models are imported
 on first use, one module at a time, so importing this module stays cheap.
 """
 
