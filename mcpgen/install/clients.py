@@ -1,7 +1,7 @@
 """Each client mcpgen installs into: where its config file is, under which key servers sit, and
 how one server entry looks.
 
-Paths, as each client documents them (checked 2026; sources in the README's `mcpgen install`):
+Paths, as each client documents them (how they were checked: the README, "Installing into clients"):
 
 - Claude Desktop: macOS `~/Library/Application Support/Claude/claude_desktop_config.json`,
   Windows `%APPDATA%\\Claude\\claude_desktop_config.json`, Linux (unofficial builds)
