@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from mcpgen import __version__, api, naming, progress
 from mcpgen.clients import lint
 from mcpgen.diagnostics import Diagnostic, GenerationError, Level
+from mcpgen.install import clients as install_clients
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 from mcpgen.options import (
     CLIENT_PROFILES,
@@ -438,6 +439,49 @@ def new(
         raise typer.Exit(1) from None
     typer.echo(f"Created {len(files)} files in {target}")
     typer.echo(f"Try it: cd {target} && pip install -e '.[test]' && pytest")
+
+
+InstallClient = enum.Enum(  # type: ignore[misc]
+    "InstallClient", {name: name for name in (*install_clients.CLIENTS, install_clients.MCP_JSON)}, type=str
+)
+
+
+class InstallScope(str, enum.Enum):
+    user = "user"
+    project = "project"
+
+
+@app.command("install")
+def install_command(
+    client: Annotated[InstallClient, typer.Argument(help="Client whose config gets the server (mcp-json: print it).")],
+    directory: Annotated[Path, typer.Argument(help="The server project (default: the current directory).")] = Path("."),
+    env: Annotated[
+        list[str] | None, typer.Option("--env", help="KEY=VALUE for the server's environment (repeatable).")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Key the client knows the server by (default: its name).")] = None,
+    scope: Annotated[
+        InstallScope,
+        typer.Option("--scope", help="user: your own config; project: the current directory's (.mcp.json, .vscode/mcp.json, ...)."),
+    ] = InstallScope.user,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the change (a diff) and write nothing.")] = False,
+) -> None:
+    """Add the server in DIRECTORY to a client's MCP config, keeping every other entry."""
+    from mcpgen.install import commands
+
+    commands.install(client.value, directory, env or [], name, scope.value, dry_run)
+
+
+@app.command("bundle")
+def bundle_command(
+    directory: Annotated[Path, typer.Argument(help="The server project (default: the current directory).")] = Path("."),
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="The .mcpb file (default: ./<name>-<version>.mcpb).")
+    ] = None,
+) -> None:
+    """Build an MCPB bundle (Claude Desktop's one-click install format) of the server in DIRECTORY."""
+    from mcpgen.install import commands
+
+    commands.bundle(directory, output)
 
 
 def main() -> None:

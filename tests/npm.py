@@ -1,4 +1,4 @@
-"""The pinned npm packages the tests drive (MCP clients, conformance suite, Inspector, ajv, GitHub's spec).
+"""The pinned npm packages the tests drive (MCP clients, conformance suite, Inspector, ajv, GitHub's spec, mcpb).
 
 They live under `.ci/npm` (or `$MCPGEN_NPM_PREFIX`), installed by `.ci/run` or here on first
 use. Without node, tests that need it are skipped locally and fail in CI (`CI` set to
@@ -25,6 +25,7 @@ PINNED = (
     "@octokit/openapi@23.0.2",  # GitHub's REST spec
     "ajv@8",  # the clients' outputSchema check as they run it (tests/clients/ajv_check.mjs); the SDKs depend on ^8
     "ajv-formats@3",
+    "@anthropic-ai/mcpb@2.1.2",  # the official MCPB CLI: `mcpb validate` checks `mcpgen bundle`'s manifest
 )
 INSTALL_HINT = "install Node.js 20+ with npm (e.g. `apt-get install nodejs npm`), then run .ci/run"
 

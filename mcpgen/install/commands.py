@@ -1,0 +1,93 @@
+"""The edge of `mcpgen install` and `mcpgen bundle`: prompts, printed results, exit codes.
+
+stdout carries only what a user may pipe (the mcp-json snippet, a dry run's diff); everything
+else goes to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import typer
+
+from mcpgen.install import clients, config, plan
+from mcpgen.install.facts import ProjectError, Variable, read_project
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", fg="red", err=True)
+    return typer.Exit(1)
+
+
+def _ask(variable: Variable) -> str | None:
+    kind = "secret, hidden" if variable.secret else (f"default {variable.default}" if variable.default else "optional")
+    about = f" - {variable.description}" if variable.description else ""
+    answer: str = typer.prompt(
+        f"{variable.name}{about} ({kind}; Enter to leave unset)",
+        default="", show_default=False, hide_input=variable.secret, err=True,
+    )
+    return answer.strip() or None
+
+
+def install(client: str, directory: Path, env: list[str], name: str | None, scope: str, dry_run: bool) -> None:
+    try:
+        facts = read_project(directory)
+        chosen = plan.parse_env(env)
+        planned = plan.prepare(
+            facts, client, scope="project" if scope == "project" else "user", name=name, env=chosen,
+            prompt=_ask if sys.stdin.isatty() and not dry_run else None,
+            platform=sys.platform, environ=os.environ, home=Path.home(), cwd=Path.cwd(),
+        )
+    except (ProjectError, plan.InstallError, config.ConfigError, clients.ClientError) as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"command: {planned.launch.shown()}", err=True)
+    typer.echo(f"  ({planned.launch.how})", err=True)
+    if planned.merge is None:  # mcp-json
+        typer.echo(planned.snippet(), nl=False)
+    elif not planned.merge.changed:
+        typer.echo(f"Up to date: {planned.merge.path} already has this `{planned.name}` entry; nothing written.", err=True)
+    elif dry_run:
+        typer.echo(planned.merge.diff(), nl=False)
+        typer.echo(f"Dry run: {planned.merge.path} was not written.", err=True)
+    else:
+        backup = plan.apply(planned)
+        verb = "Updated" if planned.merge.previous is not None else "Added"
+        saved = f" (previous file kept as {backup})" if backup else ""
+        title = planned.client.title if planned.client else client
+        typer.echo(f"{verb} `{planned.name}` in {planned.merge.path}{saved}. Restart {title} to load it.", err=True)
+    if planned.merge is not None and scope == "project" and planned.has_secret:
+        typer.secho(
+            f"warning: {planned.merge.path} holds a secret; project config files are often committed.",
+            fg="yellow", err=True,
+        )
+    _report_unset(planned.unset)
+
+
+def _report_unset(unset: tuple[Variable, ...]) -> None:
+    for variable in unset:
+        if variable.secret:
+            note = "secret, not written"
+        elif variable.required:
+            note = "required: the server has no default"
+        elif variable.default:
+            note = f"default {variable.default}"
+        else:
+            note = "optional"
+        typer.echo(f"not set: {variable.name} ({note}); add --env {variable.name}=... to set it", err=True)
+
+
+def bundle(directory: Path, output: Path | None) -> None:
+    from mcpgen.install import bundle as mcpb
+
+    try:
+        facts = read_project(directory)
+        target = output or Path(f"{facts.distribution}-{facts.version}.mcpb")
+        built = mcpb.write_bundle(facts, target)
+    except (ProjectError, mcpb.BundleError) as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"Wrote {built.path} ({built.files} files, {built.size:,} bytes; server type {mcpb.SERVER_TYPE!r}).")
+    for variable in facts.variables:
+        kind = "sensitive" if variable.secret else ("required" if variable.required else "optional")
+        typer.echo(f"  user_config.{mcpb.config_key(facts, variable)} -> {variable.name} ({kind})", err=True)
