@@ -6,6 +6,8 @@ A plan compares the new generated files with the disk and the manifest:
   `force`, which keeps each edited file as `<file>.orig` before replacing it;
 - user files (hooks.py, custom_tools.py, mcpgen.toml) are created when missing, never touched after.
 All new contents are staged inside the project before the first file is replaced.
+Every path read, written or deleted must lie inside the project (`project.paths`): a
+manifest naming `../x` or a `src/<pkg>` link out of the project stops the plan.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ import difflib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcpgen.diagnostics import Diagnostic, GenerationError, Level, join_pointer
 from mcpgen.project.manifest import MANIFEST_FILE, Manifest, digest, file_digest
+from mcpgen.project.paths import escape
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +76,7 @@ def plan(
     """
     result = Plan()
     recorded = manifest.files if manifest else {}
+    check_confined(project_dir, [*generated, *user_files, *(p + ".orig" for p in generated)], recorded)
     for path, text in generated.items():
         on_disk = project_dir / path
         current = file_digest(on_disk) if on_disk.exists() else None
@@ -94,6 +100,25 @@ def plan(
         else:
             result.kept.append(path)
     return result
+
+
+def check_confined(project_dir: Path, paths: Iterable[str], recorded: dict[str, str]) -> None:
+    """Raise GenerationError, one located error per path, unless every path of `paths` (the
+    tree's) and of `recorded` (the manifest's) lies inside `project_dir` once links are resolved."""
+    root = project_dir.resolve()
+    found: list[Diagnostic] = []
+    hint = "nothing was written or deleted; remove the link or entry (a cloned project may have been tampered with)"
+    for relative in sorted(recorded):
+        problem = escape(root, relative)
+        if problem is not None:
+            message = f"lists {relative!r}, which {problem}"
+            found.append(Diagnostic(Level.ERROR, message, str(root / MANIFEST_FILE), join_pointer("/files", relative), hint=hint))
+    for relative in sorted(set(paths)):
+        problem = escape(root, relative)
+        if problem is not None:
+            found.append(Diagnostic(Level.ERROR, f"{relative} {problem}", str(root), hint=hint))
+    if found:
+        raise GenerationError(found)
 
 
 def _conflict(on_disk: Path, path: str, new_text: str) -> Conflict:
@@ -121,6 +146,8 @@ def apply(
     """Carry out `the_plan`; returns the `.orig` backups made. Conflicts need `force`."""
     if the_plan.blocking and not force:
         raise ValueError("conflicts present; pass force")
+    touched = [*the_plan.create, *the_plan.update, *the_plan.delete, MANIFEST_FILE]
+    check_confined(project_dir, [*touched, *(c.path + ".orig" for c in the_plan.blocking)], {})
     contents = {**{p: user_files[p] for p in the_plan.create if p in user_files}}
     for path in [*the_plan.create, *the_plan.update, *(c.path for c in the_plan.blocking)]:
         if path in generated:
