@@ -30,21 +30,34 @@ def lexical_problem(relative: str) -> str | None:
     return None
 
 
-def escape(root: Path, relative: str) -> str | None:
-    """Why `root/relative` lies outside `root` (a lexical problem, or a symbolic link on the
-    way that leads out); None when it stays inside. `root` must be resolved."""
-    problem = lexical_problem(relative)
-    if problem is not None:
-        return problem
+def outside_link(root: Path, relative: str) -> str | None:
+    """The first symbolic link on the way to `root/relative` that leads outside `root` (as a
+    path relative to `root`); None if there is none. `root` must be resolved, `relative`
+    free of lexical problems."""
     current = root
     for part in PurePosixPath(relative.replace("\\", "/")).parts:
         current = current / part
         if current.is_symlink():
             target = current.resolve()
             if target != root and root not in target.parents:
-                shown = current.relative_to(root).as_posix()
-                return f"passes through the symbolic link {shown} -> {os.readlink(current)}, which leads outside the project"
+                return current.relative_to(root).as_posix()
     return None
+
+
+def link_problem(root: Path, link: str) -> str:
+    return f"is a symbolic link to {os.readlink(root / link)}, outside the project"
+
+
+def escape(root: Path, relative: str) -> str | None:
+    """Why `root/relative` lies outside `root` (a lexical problem, or a symbolic link on the
+    way that leads out); None when it stays inside. `root` must be resolved."""
+    problem = lexical_problem(relative)
+    if problem is not None:
+        return problem
+    link = outside_link(root, relative)
+    if link is None:
+        return None
+    return f"passes through {link}, which {link_problem(root, link)}"
 
 
 def read_bounded(path: Path, limit: int = MAX_PROJECT_FILE_BYTES) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mcpgen.diagnostics import Diagnostic, GenerationError, Level, join_pointer
 from mcpgen.project.manifest import MANIFEST_FILE, Manifest, digest, file_digest
-from mcpgen.project.paths import escape
+from mcpgen.project.paths import lexical_problem, link_problem, outside_link
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,20 +103,28 @@ def plan(
 
 
 def check_confined(project_dir: Path, paths: Iterable[str], recorded: dict[str, str]) -> None:
-    """Raise GenerationError, one located error per path, unless every path of `paths` (the
-    tree's) and of `recorded` (the manifest's) lies inside `project_dir` once links are resolved."""
+    """Raise GenerationError unless every path of `paths` (the tree's) and of `recorded` (the
+    manifest's) lies inside `project_dir` once links are resolved: one located error per bad
+    manifest entry, one per link leading out."""
     root = project_dir.resolve()
     found: list[Diagnostic] = []
-    hint = "nothing was written or deleted; remove the link or entry (a cloned project may have been tampered with)"
+    hint = "nothing was written or deleted; a cloned project may have been tampered with"
+    beyond: dict[str, list[str]] = {}  # link leading out -> the paths behind it
     for relative in sorted(recorded):
-        problem = escape(root, relative)
+        problem = lexical_problem(relative)
         if problem is not None:
             message = f"lists {relative!r}, which {problem}"
-            found.append(Diagnostic(Level.ERROR, message, str(root / MANIFEST_FILE), join_pointer("/files", relative), hint=hint))
-    for relative in sorted(set(paths)):
-        problem = escape(root, relative)
-        if problem is not None:
-            found.append(Diagnostic(Level.ERROR, f"{relative} {problem}", str(root), hint=hint))
+            pointer = join_pointer("/files", relative)
+            found.append(Diagnostic(Level.ERROR, message, str(root / MANIFEST_FILE), pointer, hint=hint + "; remove the entry"))
+    for relative in sorted({*paths, *recorded}):
+        link = None if lexical_problem(relative) else outside_link(root, relative)
+        if link is not None:
+            beyond.setdefault(link, []).append(relative)
+    for link, behind in sorted(beyond.items()):
+        behind.sort(key=lambda p: p.endswith(".orig"))  # backups it might make: named last
+        example = ", ".join(behind[:3]) + (f" and {len(behind) - 3} more" if len(behind) > 3 else "")
+        message = f"{link_problem(root, link)}; mcpgen would read, write or delete {example} through it"
+        found.append(Diagnostic(Level.ERROR, message, str(root / link), hint=hint + "; replace the link with a directory"))
     if found:
         raise GenerationError(found)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +18,10 @@ import pytest
 from tests.hostile.test_hostile import _snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = "openapi: 3.0.3\ninfo: {title: Pets, version: '1'}\npaths:\n  /pets:\n    get:\n      operationId: listPets\n" \
-       "      responses: {'200': {description: ok}}\n"
+SPEC = (
+    "openapi: 3.0.3\ninfo: {title: Pets, version: '1'}\npaths:\n  /pets:\n    get:\n      operationId: listPets\n"
+    "      responses: {'200': {description: ok}}\n"
+)
 
 
 def _mcpgen(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -79,7 +82,7 @@ def test_manifest_paths_outside_the_project_are_refused(generated: Path, tmp_pat
         f"error: {manifest_path}#/files/..~1victim~1relative.txt: lists '../victim/relative.txt', which goes up out "
         "of the project with `..` (a manifest lists only files inside the project; restore it from version control "
         "(a cloned project may have been tampered with))"
-    ) in stderr
+    ) in stderr.splitlines()
     assert f"lists {str(victim / 'absolute.txt')!r}, which is an absolute path" in stderr
     assert (victim / "relative.txt").read_text() == "keep me\n"
     assert (victim / "absolute.txt").read_text() == "keep me too\n"
@@ -94,7 +97,16 @@ def test_a_package_link_out_of_the_project_is_refused(generated: Path, tmp_path:
     shutil.rmtree(package)
     package.symlink_to(victim / "pets_mcp", target_is_directory=True)
     (tmp_path / "spec.yaml").write_text(SPEC.replace("listPets", "listAllPets"))  # something to write
-    _refused(project, tmp_path, "passes through the symbolic link src/pets_mcp -> ")
+    stderr = _refused(project, tmp_path, "error: nothing was written.")
+    assert re.fullmatch(
+        re.escape(f"error: {project / 'src' / 'pets_mcp'}: is a symbolic link to {victim / 'pets_mcp'}, outside the "
+                  "project; mcpgen would read, write or delete src/pets_mcp/__init__.py, src/pets_mcp/__main__.py, "
+                  "src/pets_mcp/custom_tools.py and ") + r"\d+" + re.escape(
+            " more through it (nothing was written or deleted; a cloned project may have been tampered with; "
+            "replace the link with a directory)"),
+        stderr.splitlines()[0],
+    ), stderr
+    assert len(stderr.splitlines()) == 2, stderr
     assert sorted(p.name for p in (victim / "pets_mcp").iterdir()) == sorted(
         p.name for p in (generated / "out" / "src" / "pets_mcp").iterdir()
     )
@@ -108,7 +120,8 @@ def test_a_manifest_entry_through_a_link_out_is_refused(generated: Path, tmp_pat
     manifest = json.loads(manifest_path.read_text())
     manifest["files"]["docs/relative.txt"] = _sha(victim / "relative.txt")
     manifest_path.write_text(json.dumps(manifest))
-    _refused(project, tmp_path, "lists 'docs/relative.txt', which passes through the symbolic link docs -> ")
+    _refused(project, tmp_path, f"error: {project / 'docs'}: is a symbolic link to {victim}, outside the project; "
+             "mcpgen would read, write or delete docs/relative.txt through it")
     assert (victim / "relative.txt").exists()
 
 
@@ -117,7 +130,7 @@ def test_project_files_linked_from_outside_are_refused(generated: Path, tmp_path
     project, victim = _copy(generated, tmp_path)
     (project / name).rename(victim / name)
     (project / name).symlink_to(victim / name)
-    _refused(project, tmp_path, f"{name} passes through the symbolic link {name} -> ")
+    _refused(project, tmp_path, f"{name} passes through {name}, which is a symbolic link to {victim / name}, outside")
 
 
 @pytest.mark.parametrize("name", ["mcpgen.manifest.json", "mcpgen.toml"])
