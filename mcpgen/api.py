@@ -73,6 +73,7 @@ def openapi_options(options: Options) -> OpenApiOptions:
         models=options.models,
         filters=options.filters,
         allow_remote_refs=options.allow_remote_refs,
+        allow_refs_outside=options.allow_refs_outside,
     )
 
 

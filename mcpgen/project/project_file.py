@@ -122,6 +122,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         page_size=options.page_size,
         max_response_chars=options.max_response_chars,
         allow_remote_refs=options.allow_remote_refs,
+        allow_refs_outside=options.allow_refs_outside,
         client_profile=options.client_profile or "",
         resources=options.resources,
     )

@@ -120,6 +120,7 @@ def parse_python(
         extra_dependencies=loaded.dependencies,
         copied_files=loaded.copied_files,
         prompts=prompts,
+        files_read=(loaded.display,) if loaded.source_path is not None else (),
     )
 
 

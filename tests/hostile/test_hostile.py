@@ -219,3 +219,24 @@ def test_ordinary_aliases_still_load(tmp_path: Path) -> None:
     spec.write_text(f"openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths: {{}}\nx-shared: &shared {shared}\nx-uses:\n{uses}\n")
     document = load_document(spec, Diagnostics(file=str(spec)))
     assert document["x-uses"]["S199"]["properties"]["p49"] == {"type": "string"}
+
+
+def test_a_ref_to_a_home_secret_is_not_read(tmp_path: Path) -> None:
+    """An absolute `$ref` to ~/.docker/config.json: refused (it lies outside the spec's folder),
+    so none of it reaches the generated files; the summary lists the one file read."""
+    box = Sandbox(tmp_path)
+    secret = box.root / "home" / ".docker" / "config.json"
+    secret.parent.mkdir(parents=True)
+    secret.write_text('{"auths": {"registry.example": {"auth": "c2VjcmV0LXRva2Vu"}}}')
+    spec = box.root / "inputs" / "spec.yaml"
+    spec.write_text(
+        "openapi: 3.0.3\ninfo: {title: Leak, version: '1'}\npaths:\n  /a:\n    get:\n      operationId: a\n"
+        "      responses:\n        '200': {description: ok}\n  /b:\n    get:\n      operationId: b\n"
+        f"      responses:\n        '200': {{description: ok, content: {{application/json: {{schema: {{$ref: '{secret}#/auths'}}}}}}}}\n"
+    )
+    run = box.generate("from-openapi", str(spec), "--no-models")
+    assert run.returncode == 0, run.stderr
+    assert f"$ref '{secret}#/auths' names {secret}, outside the spec's folder {spec.parent}" in run.stderr
+    assert f"Read 1 file: {spec}" in run.stdout.splitlines()
+    leaked = [p for p in box.out.rglob("*") if p.is_file() and "c2VjcmV0" in p.read_text(errors="replace")]
+    assert not leaked

@@ -82,6 +82,7 @@ class OpenApiOptions:
     models: bool = True
     filters: OperationFilter = field(default_factory=OperationFilter)
     allow_remote_refs: bool = False  # fetch http(s) `$ref`s (otherwise a located error)
+    allow_refs_outside: bool = False  # read `$ref`ed files outside the spec's folder tree
 
 
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
@@ -92,8 +93,9 @@ def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics)
     if is_swagger2(document):
         diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
         document = to_openapi3(document, diagnostics)
-    document = bundle(document, path, diagnostics, options.allow_remote_refs)
-    return _Parser(path, document, options, diagnostics).project()
+    read = [str(path)]
+    document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
+    return dataclasses.replace(_Parser(path, document, options, diagnostics).project(), files_read=tuple(read))
 
 
 class _Parser:
