@@ -72,6 +72,31 @@ def env_name(text: str) -> str:
     return snake(text).upper()
 
 
+# What the generated server reads as `<PREFIX>_<NAME>` (mcpgen/runtime/settings.py and
+# transport.py; a unit test keeps this list complete): no credential may be read from one.
+SERVER_SETTINGS = frozenset({
+    "ALLOWED_HOSTS", "AUDIT_LOG", "BASE_URL", "CA_BUNDLE", "CONNECT_TIMEOUT", "HTTP_KEEP_ALIVE", "MCP_TOKEN",
+    "PAGE_SIZE", "MAX_RESPONSE_CHARS", "RATE_LIMIT", "READ_ONLY", "REDACT", "RETRIES", "TIMEOUT", "TOOLS_ALLOW",
+    "TOOLS_DENY", "UPLOAD_DIR",
+})
+_PER_TOOL_SETTINGS = ("RATE_LIMIT_",)  # `<PREFIX>_RATE_LIMIT_<TOOL>`
+
+
+def credential_base(prefix: str, scheme: str, hashed: bool = False) -> str:
+    """The variable a security scheme's credential is read from (`PETS_API_KEY`; basic and
+    OAuth2 schemes add `_USERNAME`, `_CLIENT_ID`... to it). `hashed`: with a suffix hashed
+    from the scheme's name (`PETS_API_KEY_1A2B3C`), for a scheme whose plain variables are
+    taken (`api-key` and `Api_Key` both give `API_KEY`) or are a server setting."""
+    base = f"{prefix}_{env_name(scheme) or 'CREDENTIAL'}"
+    return f"{base}_{short_hash(scheme).upper()}" if hashed else base
+
+
+def is_server_setting(prefix: str, variable: str) -> bool:
+    """Whether the generated server reads `variable` as one of its own settings."""
+    name = variable[len(prefix) + 1 :] if variable.startswith(prefix + "_") else ""
+    return name in SERVER_SETTINGS or name.startswith(_PER_TOOL_SETTINGS)
+
+
 def short_hash(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:_HASH_LEN]
 

@@ -125,3 +125,20 @@ def test_property_names(name: str, expected: str) -> None:
 @pytest.mark.parametrize(("raw", "version"), [("1.2.0", "1.2.0"), ("v2", "2"), ("2023-01-01", "2023.1.1"), ("1.0.0-beta", "1.0.0b0"), ("latest", "0.1.0")])
 def test_package_version(raw: str, version: str) -> None:
     assert naming.package_version(raw) == version
+
+
+def test_server_settings_list_every_variable_the_runtime_reads() -> None:
+    """A credential never takes a variable the server reads as a setting of its own."""
+    import re
+    from pathlib import Path
+
+    import mcpgen.runtime
+    from mcpgen.naming import SERVER_SETTINGS, credential_base, is_server_setting
+
+    runtime = Path(mcpgen.runtime.__file__).parent
+    text = "\n".join(p.read_text() for p in runtime.glob("*.py"))
+    read = set(re.findall(r'(?:read|variable)\(\s*"([A-Z_]+)"', text)) | set(re.findall(r'prefix\}_([A-Z_]+)"', text))
+    assert read and read <= SERVER_SETTINGS, read - SERVER_SETTINGS
+    assert is_server_setting("P", "P_RATE_LIMIT_GETPET") and not is_server_setting("P", "P_API_KEY")
+    assert credential_base("P", "api-key") == credential_base("P", "Api_Key") == "P_API_KEY"
+    assert credential_base("P", "api-key", hashed=True) != credential_base("P", "Api_Key", hashed=True)
