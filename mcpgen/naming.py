@@ -55,6 +55,16 @@ def class_name(text: str) -> str:
     return ident if not ident[0].isdigit() else f"Model{ident}"
 
 
+MAX_MODEL_CLASS = 64  # a model class names its module (`snake_case.py`): file names stay far below 255 bytes
+
+
+def bounded_class_name(name: str, limit: int = MAX_MODEL_CLASS) -> str:
+    """`name` if short enough, else cut with a suffix hashed from the whole (`Aaaa..._1a2b3c`)."""
+    if len(name) <= limit:
+        return name
+    return name[: limit - _HASH_LEN - 1] + "_" + short_hash(name)
+
+
 def package_name(server_name: str) -> str:
     return python_identifier(server_name.replace("-", "_"), "server").rstrip("_") + "_mcp"
 
