@@ -265,6 +265,8 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
     project = dataclasses.replace(
         project, tool_mode=options.tool_mode, page_size=options.page_size, max_response_chars=options.max_response_chars
     )
+    if project.tool_mode == "dynamic":
+        project = _clear_meta_tool_names(project, notes)
     if project.tool_mode == "static":
         warnings = lint.tool_count_notes(len(project.tools))
         if len(project.tools) > lint.CLIENT_MAX_PAGES:  # fewer tools cannot take more pages: skip the sizing
@@ -272,6 +274,28 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
             warnings += lint.page_count_notes(sizes, project.page_size)
         notes.items.extend(Diagnostic(Level.WARNING, warning, project.source_file) for warning in warnings)
     return project
+
+
+def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
+    """In dynamic mode `search_tools`, `describe_tool` and `call_tool` are the server's own
+    meta-tools: an operation of the same name is renamed (`search_tools_op`), and says so."""
+    meta_tools = naming.meta_tool_names()
+    if not any(tool.name in meta_tools for tool in project.tools):
+        return project
+    taken = {tool.name for tool in project.tools}
+    tools = []
+    for tool in project.tools:
+        new = naming.avoid_names(tool.name, str(tool.origin), meta_tools, taken)
+        if new != tool.name:
+            taken.add(new)
+            reason = "the name of a meta-tool in dynamic tool mode"
+            notes.items.append(Diagnostic(
+                Level.INFO, f"tool {tool.name!r} renamed to {new!r}: {reason}", tool.origin.file, tool.origin.pointer,
+                tool.origin.line, hint=f"rename it in mcpgen.toml: [tools.{tool.name}] name = \"...\"",
+            ))
+            tool = dataclasses.replace(tool, name=new)
+        tools.append(tool)
+    return dataclasses.replace(project, tools=tuple(tools))
 
 
 PASSES: tuple[Pass, ...] = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import hashlib
 import keyword
 import re
@@ -201,6 +202,50 @@ def assign_tool_names(requests: list[ToolNameRequest], max_length: int = DEFAULT
         if name != tn.name:
             result[r.key] = ToolName(r.key, name, (tn.reason + "; " if tn.reason else "") + "hash collision")
     return [result[r.key] for r in requests]
+
+
+@functools.cache
+def meta_tool_names() -> frozenset[str]:
+    """`META_TOOL_NAMES` of mcpgen/runtime/dynamic.py, the names of dynamic mode's meta-tools.
+
+    Read from the runtime's source, not imported: importing that module reads the installed
+    project's catalogue (which a generator has not got). Raises if the definition no longer
+    has the form read here (string constants, then `frozenset({...})` of them).
+    """
+    import ast
+    from pathlib import Path
+
+    source = Path(__file__).parent / "runtime" / "dynamic.py"
+    constants: dict[str, str] = {}
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+            pairs = list(zip(target.elts, value.elts, strict=False))
+        else:
+            pairs = [(target, value)]
+        for name, item in pairs:
+            if isinstance(name, ast.Name) and isinstance(item, ast.Constant) and isinstance(item.value, str):
+                constants[name.id] = item.value
+        if isinstance(target, ast.Name) and target.id == "META_TOOL_NAMES" and isinstance(value, ast.Call):
+            members = value.args[0] if value.args else None
+            if isinstance(members, ast.Set) and all(isinstance(e, ast.Name) and e.id in constants for e in members.elts):
+                return frozenset(constants[e.id] for e in members.elts if isinstance(e, ast.Name))
+    raise RuntimeError(f"{source}: META_TOOL_NAMES is no longer `frozenset({{NAME, ...}})` of string constants")
+
+
+def avoid_names(name: str, key: str, reserved: frozenset[str], taken: set[str], max_length: int = DEFAULT_MAX_TOOL_NAME) -> str:
+    """A tool name other than the `reserved` ones (dynamic mode's meta-tools) and those `taken`:
+    `search_tools` -> `search_tools_op`, or a suffix hashed from `key` if that is taken too."""
+    if name not in reserved:
+        return name
+    candidate = (name + "_op")[:max_length]
+    length = _HASH_LEN
+    while candidate in reserved or candidate in taken:
+        candidate = _with_suffix(name, key, max_length, length)
+        length += 2
+    return candidate
 
 
 def unique_identifiers(names: list[str], reserved: frozenset[str] = frozenset()) -> list[str]:
