@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from mcpgen import __version__, api, naming
 from mcpgen.clients import lint
-from mcpgen.diagnostics import Diagnostic, GenerationError, Level
+from mcpgen.diagnostics import Diagnostic, GenerationError, Level, printable
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 from mcpgen.options import (
     CLIENT_PROFILES,
@@ -395,7 +395,7 @@ def _run(generate: Callable[[], api.Result], verbose: bool = True) -> None:
 
 def _files_read(files: tuple[str, ...]) -> str:
     """The summary's line naming every file (or URL) the source was read from."""
-    return f"Read {len(files)} file{'s' if len(files) != 1 else ''}: " + ", ".join(files)
+    return printable(f"Read {len(files)} file{'s' if len(files) != 1 else ''}: " + ", ".join(files))
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], verbose: bool = True) -> None:
