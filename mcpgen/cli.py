@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from mcpgen import __version__, api, naming, progress
 from mcpgen.clients import lint
-from mcpgen.diagnostics import Diagnostic, GenerationError, Level
+from mcpgen.diagnostics import Diagnostic, GenerationError, Level, printable
 from mcpgen.install import clients as install_clients
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 from mcpgen.options import (
@@ -187,6 +187,13 @@ def from_openapi(
     allow_remote_refs: Annotated[
         bool, typer.Option("--allow-remote-refs", help="Fetch http(s) $refs (refused by default: no network).")
     ] = False,
+    allow_refs_outside: Annotated[
+        bool,
+        typer.Option(
+            "--allow-refs-outside",
+            help="Read $ref'd files outside the spec's own folder (refused by default; every file read is listed).",
+        ),
+    ] = False,
     verbose: VerboseOption = False,
     quiet: QuietOption = False,
 ) -> None:
@@ -206,7 +213,7 @@ def from_openapi(
     options = _options(
         output=output, name=name, force=force, max_name_length=max_name_length, models=models, filters=filters,
         resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars),
-        allow_remote_refs=allow_remote_refs,
+        allow_remote_refs=allow_remote_refs, allow_refs_outside=allow_refs_outside,
     )
     _run(lambda: api.generate_openapi(spec, options), verbose, quiet)
 
@@ -334,6 +341,8 @@ def regenerate(
         _print_report(exc.result.changes, report)
         raise typer.Exit(1) from None
     _print_diagnostics(result.diagnostics)
+    if result.project.files_read:
+        typer.echo(_files_read(result.project.files_read), err=True)  # stdout holds the (JSON) report
     plan_lines = result.plan.lines() if result.plan else []
     if check:
         if result.pending:
@@ -390,6 +399,8 @@ def _run(generate: Callable[[], api.Result], verbose: bool = True, quiet: bool =
         f"Generated {len(tools)} tool{'s' if len(tools) != 1 else ''} for {result.project.title!r} "
         f"({len(renamed)} renamed, {len(skipped)} skipped) in {result.output}"
     )
+    if result.project.files_read:
+        typer.echo(_files_read(result.project.files_read))
     for backup in result.backups:
         typer.echo(f"  kept your previous version as {backup}", err=True)
     if result.changes:
@@ -397,6 +408,11 @@ def _run(generate: Callable[[], api.Result], verbose: bool = True, quiet: bool =
     # Installed, the server has its dependencies (mcp, httpx2, ...), which mcpgen's own environment lacks.
     command = naming.distribution_name(result.project.name)
     typer.echo(f"Run it: pip install {result.output} && {command}   (--transport http --port 8000 for HTTP)")
+
+
+def _files_read(files: tuple[str, ...]) -> str:
+    """The summary's line naming every file (or URL) the source was read from."""
+    return printable(f"Read {len(files)} file{'s' if len(files) != 1 else ''}: " + ", ".join(files))
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], verbose: bool = True) -> None:

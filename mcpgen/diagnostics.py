@@ -42,8 +42,13 @@ class Diagnostic:
         text += self.message
         if self.hint:
             text += f" ({self.hint})"
-        # Spec text (pointers, names) must not move the terminal's cursor or start new lines.
-        return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
+        return printable(text)
+
+
+def printable(text: str) -> str:
+    """`text` safe to print: spec text (pointers, names, file names) must not move the
+    terminal's cursor or start new lines, so control characters are escaped."""
+    return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
 @dataclass(slots=True)

@@ -229,3 +229,4 @@ class Project:
     client_profile: str | None = None
     resources: tuple[Resource, ...] = ()
     max_response_chars: int = 100_000  # default cap of one tool result, in characters
+    files_read: tuple[str, ...] = ()  # every file (or URL) the source was read from, as diagnostics name them

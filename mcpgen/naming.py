@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import hashlib
 import keyword
 import re
@@ -84,6 +85,16 @@ def class_name(text: str) -> str:
     return ident if not ident[0].isdigit() else f"Model{ident}"
 
 
+MAX_MODEL_CLASS = 64  # a model class names its module (`snake_case.py`): file names stay far below 255 bytes
+
+
+def bounded_class_name(name: str, limit: int = MAX_MODEL_CLASS) -> str:
+    """`name` if short enough, else cut with a suffix hashed from the whole (`Aaaa..._1a2b3c`)."""
+    if len(name) <= limit:
+        return name
+    return name[: limit - _HASH_LEN - 1] + "_" + short_hash(name)
+
+
 def package_name(server_name: str) -> str:
     return python_identifier(server_name.replace("-", "_"), "server").rstrip("_") + "_mcp"
 
@@ -99,6 +110,31 @@ def env_prefix(server_name: str) -> str:
 def env_name(text: str) -> str:
     """`apiKey` -> `API_KEY`; `petstore_auth` -> `PETSTORE_AUTH`."""
     return snake(text).upper()
+
+
+# What the generated server reads as `<PREFIX>_<NAME>` (mcpgen/runtime/settings.py and
+# transport.py; a unit test keeps this list complete): no credential may be read from one.
+SERVER_SETTINGS = frozenset({
+    "ALLOWED_HOSTS", "AUDIT_LOG", "BASE_URL", "CA_BUNDLE", "CONNECT_TIMEOUT", "HTTP_KEEP_ALIVE", "MCP_TOKEN",
+    "PAGE_SIZE", "MAX_RESPONSE_CHARS", "RATE_LIMIT", "READ_ONLY", "REDACT", "RETRIES", "TIMEOUT", "TOOLS_ALLOW",
+    "TOOLS_DENY", "UPLOAD_DIR", "CALL_TIMEOUT", "MAX_CONNECTIONS", "MAX_RESPONSE_BYTES", "MAX_UPLOAD_BYTES",
+})
+_PER_TOOL_SETTINGS = ("RATE_LIMIT_",)  # `<PREFIX>_RATE_LIMIT_<TOOL>`
+
+
+def credential_base(prefix: str, scheme: str, hashed: bool = False) -> str:
+    """The variable a security scheme's credential is read from (`PETS_API_KEY`; basic and
+    OAuth2 schemes add `_USERNAME`, `_CLIENT_ID`... to it). `hashed`: with a suffix hashed
+    from the scheme's name (`PETS_API_KEY_1A2B3C`), for a scheme whose plain variables are
+    taken (`api-key` and `Api_Key` both give `API_KEY`) or are a server setting."""
+    base = f"{prefix}_{env_name(scheme) or 'CREDENTIAL'}"
+    return f"{base}_{short_hash(scheme).upper()}" if hashed else base
+
+
+def is_server_setting(prefix: str, variable: str) -> bool:
+    """Whether the generated server reads `variable` as one of its own settings."""
+    name = variable[len(prefix) + 1 :] if variable.startswith(prefix + "_") else ""
+    return name in SERVER_SETTINGS or name.startswith(_PER_TOOL_SETTINGS)
 
 
 def short_hash(*parts: str) -> str:
@@ -195,6 +231,50 @@ def assign_tool_names(requests: list[ToolNameRequest], max_length: int = DEFAULT
         if name != tn.name:
             result[r.key] = ToolName(r.key, name, (tn.reason + "; " if tn.reason else "") + "hash collision")
     return [result[r.key] for r in requests]
+
+
+@functools.cache
+def meta_tool_names() -> frozenset[str]:
+    """`META_TOOL_NAMES` of mcpgen/runtime/dynamic.py, the names of dynamic mode's meta-tools.
+
+    Read from the runtime's source, not imported: importing that module reads the installed
+    project's catalogue (which a generator has not got). Raises if the definition no longer
+    has the form read here (string constants, then `frozenset({...})` of them).
+    """
+    import ast
+    from pathlib import Path
+
+    source = Path(__file__).parent / "runtime" / "dynamic.py"
+    constants: dict[str, str] = {}
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+            pairs = list(zip(target.elts, value.elts, strict=False))
+        else:
+            pairs = [(target, value)]
+        for name, item in pairs:
+            if isinstance(name, ast.Name) and isinstance(item, ast.Constant) and isinstance(item.value, str):
+                constants[name.id] = item.value
+        if isinstance(target, ast.Name) and target.id == "META_TOOL_NAMES" and isinstance(value, ast.Call):
+            members = value.args[0] if value.args else None
+            if isinstance(members, ast.Set) and all(isinstance(e, ast.Name) and e.id in constants for e in members.elts):
+                return frozenset(constants[e.id] for e in members.elts if isinstance(e, ast.Name))
+    raise RuntimeError(f"{source}: META_TOOL_NAMES is no longer `frozenset({{NAME, ...}})` of string constants")
+
+
+def avoid_names(name: str, key: str, reserved: frozenset[str], taken: set[str], max_length: int = DEFAULT_MAX_TOOL_NAME) -> str:
+    """A tool name other than the `reserved` ones (dynamic mode's meta-tools) and those `taken`:
+    `search_tools` -> `search_tools_op`, or a suffix hashed from `key` if that is taken too."""
+    if name not in reserved:
+        return name
+    candidate = (name + "_op")[:max_length]
+    length = _HASH_LEN
+    while candidate in reserved or candidate in taken:
+        candidate = _with_suffix(name, key, max_length, length)
+        length += 2
+    return candidate
 
 
 def unique_identifiers(names: list[str], reserved: frozenset[str] = frozenset()) -> list[str]:

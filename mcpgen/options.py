@@ -48,7 +48,7 @@ HTTP_METHODS: tuple[str, ...] = get_args(HttpMethod)
 ROUTE_ACTIONS: tuple[str, ...] = get_args(RouteAction)
 
 # Options that mean something for one kind of source only.
-OPENAPI_ONLY = frozenset({"models", "resources", "allow_remote_refs", "filters", "routes"})
+OPENAPI_ONLY = frozenset({"models", "resources", "allow_remote_refs", "allow_refs_outside", "filters", "routes"})
 PYTHON_ONLY = frozenset({"include", "exclude", "resource_functions"})
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -247,6 +247,7 @@ class Options(_Model):
     ] = None
     resources: Flag = False  # GETs without required non-path arguments also become resources/templates
     allow_remote_refs: Flag = False  # fetch http(s) `$ref`s at generation time
+    allow_refs_outside: Flag = False  # read `$ref`ed files outside the spec's own folder tree
 
     @field_validator("name", "client_profile", mode="before")
     @classmethod

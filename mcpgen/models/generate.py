@@ -336,10 +336,12 @@ def _class_namer(target: Any) -> Callable[[str], str]:
     from datamodel_code_generator.reference import FieldNameResolver
     from datamodel_code_generator.util import camel_to_snake
 
+    from mcpgen.naming import bounded_class_name
+
     resolver = FieldNameResolver(target_python_version=target)
 
     def class_name(name: str) -> str:
-        valid = resolver.get_valid_name(name, ignore_snake_case_field=True, upper_camel=True)
+        valid = bounded_class_name(resolver.get_valid_name(name, ignore_snake_case_field=True, upper_camel=True))
         return valid + "_" if keyword.iskeyword(camel_to_snake(valid, target)) else valid
 
     return class_name
@@ -349,7 +351,7 @@ _CLASS_DEF = re.compile(r"^class (\w+)\(", re.MULTILINE)
 
 
 def _locate_classes(schemas: dict[str, Any], files: dict[str, str]) -> dict[str, tuple[str, str]]:
-    from mcpgen.naming import class_name, snake
+    from mcpgen.naming import bounded_class_name, class_name, snake
 
     defined: dict[str, list[str]] = {}
     for path, text in files.items():
@@ -357,7 +359,8 @@ def _locate_classes(schemas: dict[str, Any], files: dict[str, str]) -> dict[str,
             defined.setdefault(name, []).append(path)
     located = {}
     for schema_name in schemas:
-        for candidate in (schema_name, class_name(schema_name), class_name(schema_name) + "_"):
+        plain = (schema_name, class_name(schema_name), class_name(schema_name) + "_")
+        for candidate in dict.fromkeys((*plain, *(bounded_class_name(c) for c in plain))):
             paths = defined.get(candidate, [])
             exact = [p for p in paths if p.rsplit("/", 1)[-1][:-3] == snake(schema_name)]
             chosen = exact or (paths if len(paths) == 1 else [])

@@ -37,6 +37,7 @@ from mcpgen.options import (
     problems,
     source_problems,
 )
+from mcpgen.project.paths import escape, read_bounded
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -121,6 +122,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         page_size=options.page_size,
         max_response_chars=options.max_response_chars,
         allow_remote_refs=options.allow_remote_refs,
+        allow_refs_outside=options.allow_refs_outside,
         client_profile=options.client_profile or "",
         resources=options.resources,
     )
@@ -202,14 +204,18 @@ def read_project_file(project_dir: Path) -> tuple[ProjectFile, Diagnostics]:
     """
     path = project_dir / PROJECT_FILE
     diagnostics = Diagnostics(file=str(path))
+    outside = escape(project_dir.resolve(), PROJECT_FILE)
+    if outside is not None:
+        diagnostics.error(f"{PROJECT_FILE} {outside}", hint="replace the link with the file itself")
+        raise GenerationError(diagnostics.items)
     try:
-        text = path.read_text("utf-8")
+        text = read_bounded(path)
     except FileNotFoundError:
         diagnostics.error(
             "no mcpgen.toml here", hint="run `mcpgen regenerate` on a directory made by `mcpgen from-openapi/from-python`"
         )
         raise GenerationError(diagnostics.items) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or too large
         diagnostics.error(f"cannot read the project file: {exc}")
         raise GenerationError(diagnostics.items) from None
     diagnostics.line_resolver = toml_line_resolver(text)

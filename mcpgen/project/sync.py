@@ -6,6 +6,8 @@ A plan compares the new generated files with the disk and the manifest:
   `force`, which keeps each edited file as `<file>.orig` before replacing it;
 - user files (hooks.py, custom_tools.py, mcpgen.toml) are created when missing, never touched after.
 All new contents are staged inside the project before the first file is replaced.
+Every path read, written or deleted must lie inside the project (`project.paths`): a
+manifest naming `../x` or a `src/<pkg>` link out of the project stops the plan.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ import difflib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcpgen.diagnostics import Diagnostic, GenerationError, Level, join_pointer
 from mcpgen.project.manifest import MANIFEST_FILE, Manifest, digest, file_digest
+from mcpgen.project.paths import lexical_problem, link_problem, outside_link
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +76,7 @@ def plan(
     """
     result = Plan()
     recorded = manifest.files if manifest else {}
+    check_confined(project_dir, [*generated, *user_files, *(p + ".orig" for p in generated)], recorded)
     for path, text in generated.items():
         on_disk = project_dir / path
         current = file_digest(on_disk) if on_disk.exists() else None
@@ -94,6 +100,33 @@ def plan(
         else:
             result.kept.append(path)
     return result
+
+
+def check_confined(project_dir: Path, paths: Iterable[str], recorded: dict[str, str]) -> None:
+    """Raise GenerationError unless every path of `paths` (the tree's) and of `recorded` (the
+    manifest's) lies inside `project_dir` once links are resolved: one located error per bad
+    manifest entry, one per link leading out."""
+    root = project_dir.resolve()
+    found: list[Diagnostic] = []
+    hint = "nothing was written or deleted; a cloned project may have been tampered with"
+    beyond: dict[str, list[str]] = {}  # link leading out -> the paths behind it
+    for relative in sorted(recorded):
+        problem = lexical_problem(relative)
+        if problem is not None:
+            message = f"lists {relative!r}, which {problem}"
+            pointer = join_pointer("/files", relative)
+            found.append(Diagnostic(Level.ERROR, message, str(root / MANIFEST_FILE), pointer, hint=hint + "; remove the entry"))
+    for relative in sorted({*paths, *recorded}):
+        link = None if lexical_problem(relative) else outside_link(root, relative)
+        if link is not None:
+            beyond.setdefault(link, []).append(relative)
+    for link, behind in sorted(beyond.items()):
+        behind.sort(key=lambda p: p.endswith(".orig"))  # backups it might make: named last
+        example = ", ".join(behind[:3]) + (f" and {len(behind) - 3} more" if len(behind) > 3 else "")
+        message = f"{link_problem(root, link)}; mcpgen would read, write or delete {example} through it"
+        found.append(Diagnostic(Level.ERROR, message, str(root / link), hint=hint + "; replace the link with a directory"))
+    if found:
+        raise GenerationError(found)
 
 
 def _conflict(on_disk: Path, path: str, new_text: str) -> Conflict:
@@ -121,6 +154,8 @@ def apply(
     """Carry out `the_plan`; returns the `.orig` backups made. Conflicts need `force`."""
     if the_plan.blocking and not force:
         raise ValueError("conflicts present; pass force")
+    touched = [*the_plan.create, *the_plan.update, *the_plan.delete, MANIFEST_FILE]
+    check_confined(project_dir, [*touched, *(c.path + ".orig" for c in the_plan.blocking)], {})
     contents = {**{p: user_files[p] for p in the_plan.create if p in user_files}}
     for path in [*the_plan.create, *the_plan.update, *(c.path for c in the_plan.blocking)]:
         if path in generated:

@@ -207,17 +207,16 @@ def _black_literal(
 
 
 def json_document(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    """Strict JSON: a NaN or infinity (which sources drop with a warning) is a bug, not output."""
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
 
 
 def json_lines(items: list[Any]) -> str:
     """A JSON array, one compact item per line: half the bytes of indented JSON (the
-    server loads it at start-up) while diffs still show which item changed."""
-    return (
-        "[\n"
-        + ",\n".join(json.dumps(i, ensure_ascii=False, separators=(",", ":")) for i in items)
-        + "\n]"
-    )
+    server loads it at start-up) while diffs still show which item changed. Strict JSON."""
+    return "[\n" + ",\n".join(
+        json.dumps(i, ensure_ascii=False, separators=(",", ":"), allow_nan=False) for i in items
+    ) + "\n]"
 
 
 @cache

@@ -47,6 +47,7 @@ from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
 from mcpgen.runtime.functions import arguments_model
 from mcpgen.schema.output import bound_output_schema, portable_output_schema, with_content_id
+from mcpgen.schema.strict import drop_unencodable
 
 COPY_PACKAGE = "source"  # sub-package of the generated package that holds a copied file
 _COPY_INIT = '"""A copy of the module the tools come from, so the package runs on its own."""\n'
@@ -120,6 +121,7 @@ def parse_python(
         extra_dependencies=loaded.dependencies,
         copied_files=loaded.copied_files,
         prompts=prompts,
+        files_read=(loaded.display,) if loaded.source_path is not None else (),
     )
 
 
@@ -353,6 +355,9 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
     except _Skip as skip:
         _report(diagnostics, Level.WARNING, f"function {attr!r} skipped: {skip}", file, skip.line or line)
         return None
+    for schema in (input_schema, output_schema):  # a NaN or 10**5000 default cannot reach tools.json
+        for pointer, reason in drop_unencodable(schema)[1] if schema is not None else []:
+            _report(diagnostics, Level.WARNING, f"function {attr!r}: schema {pointer}: {reason}; dropped", file, line)
     for warning in caught:  # e.g. a default pydantic cannot put in the schema
         if not issubclass(warning.category, UserWarning):  # not deprecations of pydantic's own internals
             continue

@@ -109,3 +109,28 @@ BUILT: dict[str, Callable[[], str]] = {
     "billion-laughs.yaml": billion_laughs,
     "quadratic-blowup.yaml": quadratic_blowup,
 }
+
+
+def long_schema_name() -> str:
+    """A 300-character schema name: its model's module would be a file name too long to write."""
+    name = "A" * 150 + "b" * 150
+    components = {name: {"type": "object", "properties": {"x": {"type": "string"}}}}
+    return _spec('{"$ref": "#/components/schemas/%s"}' % name, json.dumps(components))
+
+
+def long_integer() -> str:
+    """A 5,000-digit integer: beyond what Python turns into an int from text."""
+    return _spec('{"type": "integer", "default": %s}' % ("7" * 5000))
+
+
+def not_json_numbers() -> str:
+    """NaN and the infinities (Python's json reads them) in defaults, enums and examples."""
+    return _spec('{"type": "object", "properties": {"n": {"type": "number", "default": NaN, '
+                 '"enum": [Infinity, 1.5, -Infinity], "example": 1e999}}}')
+
+
+BUILT.update({
+    "long-schema-name.json": long_schema_name,
+    "long-integer.json": long_integer,
+    "not-json-numbers.json": not_json_numbers,
+})

@@ -63,6 +63,10 @@ OPENAPI: dict[str, Ok | Refused] = {
     "recursive-alias.yaml": Refused(r"invalid YAML at line 4, column 9: an anchor that contains an alias of itself"),
     "unicode-names.yaml": Ok(tools=1),
     "inject.yaml": Ok(tools=1),  # tests/failures/specs: the first injection spec
+    "long-schema-name.json": Ok(tools=2),
+    "long-integer.json": Refused(r"invalid number at line 1, column \d+: an integer of 5,000 digits, more than the 4,300"),
+    "not-json-numbers.json": Ok(tools=2, warns=r"#/paths/~1x/post/requestBody/content/application~1json/schema/properties/n/default"
+                                                r" \(line 1\): NaN is not a JSON number; dropped"),
 }
 RECURSIVE_ALIAS = "openapi: 3.0.3\ninfo: {title: r, version: '1'}\npaths: {}\nx-loop: &loop {a: [1, *loop]}\n"
 
@@ -137,6 +141,8 @@ def _check_server(box: Sandbox, run: subprocess.CompletedProcess[str], expected_
     assert not list(box.root.rglob("PWNED")) and not Path("PWNED").exists()
     assert len(tools) == expected_tools
     check_tools(tools)
+    for catalog in src.rglob("tools.json"):  # strict JSON: no NaN, Infinity or unwritable integers
+        json.loads(catalog.read_text(encoding="utf-8"), parse_constant=lambda name: pytest.fail(f"tools.json holds {name}"))
 
 
 def _spec_path(name: str, box: Sandbox) -> Path:
@@ -176,6 +182,34 @@ def test_python_corpus(file_name: str, tmp_path: Path) -> None:
     shutil.copy(MODULES / "every_field.py", module)
     run = box.generate("from-python", str(module))
     _check_server(box, run, expected_tools=11)
+
+
+NUMBERS_MODULE = '''"""Defaults JSON cannot carry."""
+
+
+def huge(x: int = 10**5000) -> int:
+    """Return x."""
+    return x
+
+
+def not_a_number(x: float = float("nan"), y: float = float("inf")) -> float:
+    """Return x."""
+    return x
+'''
+
+
+def test_python_defaults_json_cannot_carry_are_dropped(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path)
+    module = box.root / "inputs" / "numbers.py"
+    module.write_text(NUMBERS_MODULE)
+    run = box.generate("from-python", str(module))
+    assert (
+        f"warning: {module} (line 4): function 'huge': schema /properties/x/default: an integer of about 5,001 "
+        "digits is too long to write; dropped"
+    ) in run.stderr.splitlines()
+    assert "function 'not_a_number': schema /properties/x/default: NaN is not a JSON number; dropped" in run.stderr
+    assert "function 'not_a_number': schema /properties/y/default: Infinity is not a JSON number; dropped" in run.stderr
+    _check_server(box, run, expected_tools=2)
 
 
 def test_hostile_text_round_trips(tmp_path: Path) -> None:
@@ -219,3 +253,24 @@ def test_ordinary_aliases_still_load(tmp_path: Path) -> None:
     spec.write_text(f"openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths: {{}}\nx-shared: &shared {shared}\nx-uses:\n{uses}\n")
     document = load_document(spec, Diagnostics(file=str(spec)))
     assert document["x-uses"]["S199"]["properties"]["p49"] == {"type": "string"}
+
+
+def test_a_ref_to_a_home_secret_is_not_read(tmp_path: Path) -> None:
+    """An absolute `$ref` to ~/.docker/config.json: refused (it lies outside the spec's folder),
+    so none of it reaches the generated files; the summary lists the one file read."""
+    box = Sandbox(tmp_path)
+    secret = box.root / "home" / ".docker" / "config.json"
+    secret.parent.mkdir(parents=True)
+    secret.write_text('{"auths": {"registry.example": {"auth": "c2VjcmV0LXRva2Vu"}}}')
+    spec = box.root / "inputs" / "spec.yaml"
+    spec.write_text(
+        "openapi: 3.0.3\ninfo: {title: Leak, version: '1'}\npaths:\n  /a:\n    get:\n      operationId: a\n"
+        "      responses:\n        '200': {description: ok}\n  /b:\n    get:\n      operationId: b\n"
+        f"      responses:\n        '200': {{description: ok, content: {{application/json: {{schema: {{$ref: '{secret}#/auths'}}}}}}}}\n"
+    )
+    run = box.generate("from-openapi", str(spec), "--no-models")
+    assert run.returncode == 0, run.stderr
+    assert f"$ref '{secret}#/auths' names {secret}, outside the spec's folder {spec.parent}" in run.stderr
+    assert f"Read 1 file: {spec}" in run.stdout.splitlines()
+    leaked = [p for p in box.out.rglob("*") if p.is_file() and "c2VjcmV0" in p.read_text(errors="replace")]
+    assert not leaked

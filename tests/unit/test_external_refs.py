@@ -158,8 +158,8 @@ def test_an_error_inside_another_file_names_that_file_and_line(tmp_path: Path) -
 
 
 def test_non_spec_files_are_never_read(tmp_path: Path) -> None:
-    secret = _write(tmp_path.parent / f"{tmp_path.name}-secret.txt", "password")
-    spec = _write(tmp_path / "spec.yaml", ROOT.replace("paths/pets.yaml", f"../{secret.name}"))
+    secret = _write(tmp_path / "secret.txt", "password")
+    spec = _write(tmp_path / "spec.yaml", ROOT.replace("paths/pets.yaml", secret.name))
     _, diagnostics = _parse(spec)
     error = _warning(diagnostics, "which is not a .json, .yaml or .yml file")
     assert error.line == 4
@@ -228,3 +228,146 @@ def test_a_deeply_nested_document_with_external_refs_is_an_error_not_a_crash(tmp
     with pytest.raises(GenerationError) as caught:
         bundle(doc, tmp_path / "deep.json", Diagnostics(file="deep.json"))
     assert "nests too deeply" in str(caught.value)
+
+
+# Files outside the root spec's folder tree are read only with allow_refs_outside.
+
+SECRET = '{"auths": {"registry.example": {"auth": "c2VjcmV0LXRva2Vu"}}}'
+PICKED = """\
+openapi: 3.0.3
+info: {title: Picked, version: "1"}
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "REF"}
+"""
+
+
+def _outside(tmp_path: Path) -> tuple[Path, Path]:
+    """(the spec's folder, a docker config outside it)."""
+    secret = _write(tmp_path / "home" / ".docker" / "config.json", SECRET)
+    return tmp_path / "project", secret
+
+
+@pytest.mark.parametrize("how", ["absolute", "relative", "link"])
+def test_refs_outside_the_spec_folder_are_refused(tmp_path: Path, how: str) -> None:
+    folder, secret = _outside(tmp_path)
+    if how == "link":  # a link inside the folder, resolved before the check
+        folder.mkdir()
+        (folder / "shared").symlink_to(secret.parent, target_is_directory=True)
+        ref = "shared/config.json#/auths"
+    else:
+        ref = (str(secret) if how == "absolute" else "../home/.docker/config.json") + "#/auths"
+    spec = _write(folder / "spec.yaml", PICKED.replace("REF", ref))
+    project, diagnostics = _parse(spec)
+    error = _warning(diagnostics, "outside the spec's folder")
+    assert str(error) == (
+        f"warning: {spec}#/paths/~1pets/get/responses/200/content/application~1json/schema (line 12): "
+        f"$ref {ref!r} names {secret}, outside the spec's folder {folder} (pass --allow-refs-outside "
+        "(or allow_refs_outside = true in mcpgen.toml) to read it, or copy the file into the spec's folder)"
+    )
+    assert "c2VjcmV0" not in json.dumps([t.output_schema for t in project.tools])  # type: ignore[attr-defined]
+    assert project.files_read == (str(spec),)  # type: ignore[attr-defined]
+
+
+def test_refs_outside_the_spec_folder_are_read_when_allowed_and_listed(tmp_path: Path) -> None:
+    folder, secret = _outside(tmp_path)
+    spec = _write(folder / "spec.yaml", PICKED.replace("REF", f"{secret}#/auths"))
+    project, diagnostics = _parse(spec, allow_refs_outside=True)
+    assert not [d for d in diagnostics if d.level is Level.WARNING]  # type: ignore[attr-defined]
+    assert project.files_read == (str(spec), str(secret))  # type: ignore[attr-defined]
+
+
+def test_the_cli_lists_every_file_read(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mcpgen.cli import app
+
+    spec = _tree(tmp_path / "spec")
+    result = CliRunner().invoke(app, ["from-openapi", str(spec), "-o", str(tmp_path / "out"), "--no-models"])
+    assert result.exit_code == 0, result.output
+    assert (
+        f"Read 5 files: {spec}, paths/pets.yaml, common/params.json, schemas/pet.yaml, schemas/owner.yaml"
+    ) in result.stdout.splitlines()
+
+
+# A remote fetch has one deadline and one byte cap, however slowly the server sends.
+
+
+def _serving(handler: type) -> tuple[object, str]:
+    import http.server
+    import threading
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def _handler(body: bytes, drip: float, headers_drip: bool = False) -> type:
+    import http.server
+    import time
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            try:
+                if headers_drip:
+                    for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(drip)
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                for start in range(0, len(body), 1 if drip else len(body)):
+                    self.wfile.write(body[start:start + (1 if drip else len(body))])
+                    self.wfile.flush()
+                    time.sleep(drip)
+            except OSError:
+                pass
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    return Handler
+
+
+@pytest.mark.parametrize("headers_drip", [False, True], ids=["body", "headers"])
+def test_a_dripping_remote_ref_ends_at_the_deadline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, headers_drip: bool) -> None:
+    import time
+
+    from mcpgen.sources.openapi import refs
+
+    monkeypatch.setattr(refs, "REMOTE_DEADLINE", 1.0)
+    server, base = _serving(_handler(json.dumps(PARAMS).encode() * 50, 0.01, headers_drip))
+    try:
+        spec = _write(tmp_path / "spec.yaml", ROOT.replace('"common/params.json', f'"{base}params.json'))
+        started = time.monotonic()
+        _, diagnostics = _parse(spec, allow_remote_refs=True)
+        took = time.monotonic() - started
+    finally:
+        server.shutdown()  # type: ignore[attr-defined]
+        server.server_close()  # type: ignore[attr-defined]
+    assert took < 5, took
+    error = _warning(diagnostics, "could not be fetched")
+    assert str(error).endswith(f"remote $ref '{base}params.json#/id' could not be fetched: not received within 1 s")
+
+
+def test_a_remote_ref_larger_than_the_cap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen.sources.openapi import refs
+
+    monkeypatch.setattr(refs, "REMOTE_MAX_BYTES", 1000)
+    server, base = _serving(_handler(b" " * 5000 + json.dumps(PARAMS).encode(), 0))
+    try:
+        spec = _write(tmp_path / "spec.yaml", ROOT.replace('"common/params.json', f'"{base}params.json'))
+        _, diagnostics = _parse(spec, allow_remote_refs=True)
+    finally:
+        server.shutdown()  # type: ignore[attr-defined]
+        server.server_close()  # type: ignore[attr-defined]
+    assert _warning(diagnostics, "could not be fetched: larger than 1,000 bytes")

@@ -146,3 +146,20 @@ def test_package_version(raw: str, version: str) -> None:
 )
 def test_default_server_name_is_short_and_telling(title: str, name: str) -> None:
     assert naming.default_server_name(title) == name
+
+
+def test_server_settings_list_every_variable_the_runtime_reads() -> None:
+    """A credential never takes a variable the server reads as a setting of its own."""
+    import re
+    from pathlib import Path
+
+    import mcpgen.runtime
+    from mcpgen.naming import SERVER_SETTINGS, credential_base, is_server_setting
+
+    runtime = Path(mcpgen.runtime.__file__).parent
+    text = "\n".join(p.read_text() for p in runtime.glob("*.py"))
+    read = set(re.findall(r'(?:read|variable)\(\s*"([A-Z_]+)"', text)) | set(re.findall(r'prefix\}_([A-Z_]+)"', text))
+    assert read and read <= SERVER_SETTINGS, read - SERVER_SETTINGS
+    assert is_server_setting("P", "P_RATE_LIMIT_GETPET") and not is_server_setting("P", "P_API_KEY")
+    assert credential_base("P", "api-key") == credential_base("P", "Api_Key") == "P_API_KEY"
+    assert credential_base("P", "api-key", hashed=True) != credential_base("P", "Api_Key", hashed=True)

@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from mcpgen.diagnostics import Diagnostics, GenerationError, Level
+from mcpgen.naming import short_hash
 from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 from tests.unit.spec_helpers import ok, parse, spec
 
@@ -193,3 +194,58 @@ def test_server_urls(tmp_path: Path, server: dict, info: dict, expected: str | N
     base = project.env_vars[0]
     assert base.name == "TEST_BASE_URL" and base.default == expected
     assert ("required" in base.description) == (expected is None)
+
+
+def _clashing_schemes() -> dict:
+    return spec(
+        {"/pets": {"get": {"operationId": "listPets", "responses": ok(),
+                           "security": [{"Api_Key": []}, {"api-key": []}]}}},
+        components={"securitySchemes": {
+            "api-key": {"type": "http", "scheme": "bearer"},
+            "Api_Key": {"type": "apiKey", "in": "query", "name": "key"},
+            "timeout": {"type": "http", "scheme": "basic"},  # the server's own <PREFIX>_TIMEOUT
+            "base_url": {"type": "apiKey", "in": "header", "name": "X-Base"},
+        }},
+    )
+
+
+def test_security_schemes_never_share_a_variable(tmp_path: Path) -> None:
+    project, diagnostics = parse(tmp_path, _clashing_schemes())
+    env = {s.name: s.env_vars for s in project.security_schemes}
+    assert env["Api_Key"] == ("TEST_API_KEY",)  # first by name keeps the plain variable
+    assert env["api-key"] == ("TEST_API_KEY_" + short_hash("api-key").upper(),)
+    assert env["timeout"][0].startswith("TEST_TIMEOUT_") and env["timeout"][0].endswith("_USERNAME")
+    assert env["base_url"][0].startswith("TEST_BASE_URL_")
+    every = [v for vars_ in env.values() for v in vars_]
+    assert len(every) == len(set(every))
+    warning = next(d for d in diagnostics if "security scheme 'api-key' reads" in d.message)
+    assert str(warning) == (
+        f"warning: spec.json#/components/securitySchemes/api-key (line 1): security scheme 'api-key' reads {env['api-key'][0]}: "
+        "its plain variable is taken by another scheme or a server setting, and one credential must never be sent "
+        "as another's"
+    )
+    assert [s.name for s in project.security_schemes] == ["api-key", "Api_Key", "timeout", "base_url"]
+
+
+def test_a_bearer_token_is_never_sent_as_another_schemes_query_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runtime, given the schemes as generated: with only the bearer token set, the query
+    key's scheme is not configured, so the token goes out as a bearer token and never as ?key=."""
+    import anyio
+
+    from mcpgen.rendering.render import security_view
+    from mcpgen.runtime import auth
+
+    project, _ = parse(tmp_path, _clashing_schemes())
+    views = {s.name: security_view(s) for s in project.security_schemes}
+    bearer_var = views["api-key"]["env"][0]
+    monkeypatch.setattr(auth, "_scheme", lambda name: views[name])
+    monkeypatch.setattr(auth, "_env", lambda variable: "the-token" if variable == bearer_var else None)
+    headers: dict[str, str] = {}
+    query: list[tuple[str, str]] = []
+
+    async def go() -> None:
+        await auth.apply([["Api_Key"], ["api-key"]], None, headers, query, {})  # type: ignore[arg-type]
+
+    anyio.run(go)
+    assert headers == {"Authorization": "Bearer the-token"}
+    assert query == []

@@ -43,3 +43,30 @@ def test_bad_surface_options_in_mcpgen_toml(tmp_path: Path, line: str, expected:
     with pytest.raises(GenerationError) as caught:
         api.regenerate(out, check=True)
     assert any(d.pointer == expected or expected in str(d) for d in caught.value.diagnostics)
+
+
+def test_dynamic_mode_renames_operations_named_like_its_meta_tools(tmp_path: Path) -> None:
+    from mcpgen.diagnostics import Level
+    from mcpgen.naming import meta_tool_names
+
+    META_TOOL_NAMES = meta_tool_names()
+    assert {"search_tools", "describe_tool", "call_tool"} == META_TOOL_NAMES
+
+    operations = ["search_tools", "call_tool", "describe_tool", "search_tools_op"]
+    paths = {f"/{name}": {"get": {"operationId": name, "responses": {"200": {"description": "ok"}}}} for name in operations}
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"openapi": "3.0.3", "info": {"title": "Meta", "version": "1"}, "paths": paths}))
+    options = Options(tool_mode="dynamic", models=False)
+    project, diagnostics = api.run_passes(*api.build_openapi(spec, options), options, api.Diagnostics(file=api.OPTIONS))
+    names = [tool.name for tool in project.tools]
+    assert not META_TOOL_NAMES & set(names) and len(set(names)) == len(names)
+    assert names[1:3] == ["call_tool_op", "describe_tool_op"] and names[3] == "search_tools_op"
+    assert names[0].startswith("search_tools_") and names[0] != "search_tools_op"  # that one is taken
+    renames = [str(d) for d in diagnostics if d.level is Level.INFO and "meta-tool" in d.message]
+    assert renames[1] == (
+        "info: spec.json#/paths/~1call_tool/get: tool 'call_tool' renamed to 'call_tool_op': the name of a meta-tool in "
+        'dynamic tool mode (rename it in mcpgen.toml: [tools.call_tool] name = "...")'
+    )
+    static, _ = api.run_passes(*api.build_openapi(spec, Options(models=False)), Options(models=False),
+                               api.Diagnostics(file=api.OPTIONS))
+    assert [tool.name for tool in static.tools] == operations  # static mode has no meta-tools

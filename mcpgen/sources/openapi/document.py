@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sys
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from mcpgen.diagnostics import Diagnostics, GenerationError
+from mcpgen.schema.strict import drop_unencodable
 
 if TYPE_CHECKING:  # the C loader (when libyaml is there) has the pure one's interface
     _SafeLoader = yaml.SafeLoader
@@ -126,8 +128,49 @@ def load_document(path: Path, diagnostics: Diagnostics) -> Any:
 
 
 def parse_text(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
-    """Parse a document's text as JSON (when `is_json` or it looks like JSON) or YAML."""
+    """Parse a document's text as JSON (when `is_json` or it looks like JSON) or YAML.
+
+    Numbers strict JSON cannot carry (NaN, infinities, `1e999`) are dropped with a warning
+    each; an integer longer than Python reads is an error at its line."""
     diagnostics.line_resolver = _lazy_lines(text)
+    data = _parse(text, is_json, diagnostics)
+    if _may_hold_unencodable(text):
+        data, dropped = drop_unencodable(data)
+        for pointer, reason in dropped[:_DROPPED_SHOWN]:
+            diagnostics.warning(f"{reason}; dropped", pointer, "write a finite number, or leave the value out")
+        if len(dropped) > _DROPPED_SHOWN:
+            diagnostics.warning(f"{len(dropped) - _DROPPED_SHOWN:,} more values that are not JSON numbers dropped")
+    return data
+
+
+_DROPPED_SHOWN = 20
+# NaN/Infinity (JSON, as Python reads it), .nan/.inf (YAML), exponents past a float's range, or 309+ digits.
+_UNENCODABLE = re.compile(r"NaN|Infinity|(?i:\.nan|\.inf)|\d[eE]\+?\d{3}|\d{309}")
+
+
+def _may_hold_unencodable(text: str) -> bool:
+    return _UNENCODABLE.search(text) is not None
+
+
+def _long_integer(text: str, diagnostics: Diagnostics) -> GenerationError:
+    """The error for an integer with more digits than Python turns into an int."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"\d{{{limit + 1},}}", text) if limit else None
+    where = ""
+    if found is not None:
+        line = text.count("\n", 0, found.start()) + 1
+        where = f" at line {line}, column {found.start() - text.rfind(chr(10), 0, found.start())}"
+        digits = f"{len(found.group()):,}"
+    else:
+        digits = "too many"
+    diagnostics.error(
+        f"invalid number{where}: an integer of {digits} digits, more than the {limit:,} mcpgen reads",
+        hint="shorten it, or write it as a string",
+    )
+    return GenerationError(diagnostics.items)
+
+
+def _parse(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
     if is_json or text.lstrip().startswith("{"):
         try:
             return json.loads(text)
@@ -142,8 +185,14 @@ def parse_text(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
             if is_json:
                 diagnostics.error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
                 raise GenerationError(diagnostics.items) from None
+        except ValueError:  # an integer past Python's int-string limit
+            raise _long_integer(text, diagnostics) from None
     try:
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    except ValueError as exc:  # PyYAML's int(): an integer past Python's int-string limit
+        if "digits" not in str(exc):
+            raise
+        raise _long_integer(text, diagnostics) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

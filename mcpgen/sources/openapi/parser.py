@@ -82,6 +82,7 @@ class OpenApiOptions:
     models: bool = True
     filters: OperationFilter = field(default_factory=OperationFilter)
     allow_remote_refs: bool = False  # fetch http(s) `$ref`s (otherwise a located error)
+    allow_refs_outside: bool = False  # read `$ref`ed files outside the spec's folder tree
 
 
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
@@ -92,8 +93,9 @@ def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics)
     if is_swagger2(document):
         diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
         document = to_openapi3(document, diagnostics)
-    document = bundle(document, path, diagnostics, options.allow_remote_refs)
-    return _Parser(path, document, options, diagnostics).project()
+    read = [str(path)]
+    document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
+    return dataclasses.replace(_Parser(path, document, options, diagnostics).project(), files_read=tuple(read))
 
 
 class _Parser:
@@ -302,23 +304,33 @@ class _Parser:
     def _security_schemes(self, prefix: str) -> dict[str, SecurityScheme]:
         raw = (self.doc.get("components") or {}).get("securitySchemes") or {}
         schemes: dict[str, SecurityScheme] = {}
-        for name, node in raw.items() if isinstance(raw, dict) else []:
+        taken: set[str] = set()  # every variable a scheme already reads
+        # By name, so which of two clashing schemes keeps the plain variable does not depend on order.
+        for name in sorted(raw) if isinstance(raw, dict) else []:
             pointer = join_pointer("/components/securitySchemes", name)
-            node, pointer = self.deref(node, pointer)
+            node, pointer = self.deref(raw[name], pointer)
             try:
                 self.models.SecurityScheme.model_validate(node)
             except ValidationError as exc:
                 self._warn(f"invalid security scheme {name!r}: {_first_error(exc)}", pointer)
                 continue
-            scheme = self._security_scheme(name, node, prefix, pointer)
-            if scheme is not None:
-                schemes[name] = scheme
-        return schemes
+            plain = naming.credential_base(prefix, name)
+            scheme = self._security_scheme(name, node, plain, pointer)
+            if scheme is None:
+                continue
+            if any(v in taken or naming.is_server_setting(prefix, v) for v in scheme.env_vars):
+                hashed = naming.credential_base(prefix, name, hashed=True)
+                scheme = dataclasses.replace(scheme, env_vars=tuple(hashed + v[len(plain):] for v in scheme.env_vars))
+                self._warn(
+                    f"security scheme {name!r} reads {', '.join(scheme.env_vars)}: its plain variable is taken by "
+                    "another scheme or a server setting, and one credential must never be sent as another's",
+                    pointer,
+                )
+            taken.update(scheme.env_vars)
+            schemes[name] = scheme
+        return {name: schemes[name] for name in raw if name in schemes}  # the spec's order, as before
 
-    def _security_scheme(self, name: str, node: dict[str, Any], prefix: str, pointer: str) -> SecurityScheme | None:
-        var = f"{prefix}_{naming.env_name(name) or 'CREDENTIAL'}"
-        if var == f"{prefix}_BASE_URL":
-            var += "_CREDENTIAL"
+    def _security_scheme(self, name: str, node: dict[str, Any], var: str, pointer: str) -> SecurityScheme | None:
         kind = node.get("type")
         described = str(node.get("description") or "")
         if kind == "apiKey" and node.get("in") in ("header", "query", "cookie"):

@@ -9,16 +9,23 @@ converter and datamodel-code-generator see one self-contained document:
 - any other ref (a path item, parameter, response, request body...) is replaced by a copy
   of its target, whose own refs are resolved against the file it came from.
 
-What may be read: files next to the spec or elsewhere on disk, relative to the file that
-holds the ref, if they end in `.json`, `.yaml` or `.yml` (anything else is refused: a ref
+What may be read: files in the root spec's own folder tree (relative to the file that
+holds the ref; symbolic links resolved before the check), or anywhere on disk with
+`allow_outside`, if they end in `.json`, `.yaml` or `.yml` (anything else is refused: a ref
 never makes mcpgen read a non-spec file); every file read is reported. Remote `http(s)`
-refs are refused with a located error unless `allow_remote` (then fetched once each).
+refs are refused with a located error unless `allow_remote`; then each is fetched once,
+within one deadline and byte cap for the whole fetch (a server that sends slowly cannot
+hold generation longer than that).
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import re
-import urllib.request
+import socket
+import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,8 +35,9 @@ from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, 
 from mcpgen.sources.openapi.document import load_document, parse_text
 
 SPEC_SUFFIXES = (".json", ".yaml", ".yml")
-_REMOTE_TIMEOUT = 30.0
-_REMOTE_MAX_BYTES = 50_000_000
+REMOTE_DEADLINE = 30.0  # seconds for one remote fetch: connecting, redirects, headers and body
+REMOTE_MAX_BYTES = 20_000_000  # of one remote document (GitHub's whole API is 12 MB of JSON)
+_MAX_REDIRECTS = 5
 # Values that hold instance data: a `$ref` key inside them is data, not a reference.
 _DATA_KEYWORDS = frozenset({"enum", "const", "default", "example", "examples", "x-examples"})
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
@@ -51,7 +59,9 @@ class _Bundler:
     root: _File
     diagnostics: Diagnostics
     allow_remote: bool
+    allow_outside: bool = False  # local files outside the root spec's folder tree
     files: dict[str, _File] = field(default_factory=dict)
+    read: list[str] = field(default_factory=list)  # every file and URL read, as diagnostics name them
     names: dict[tuple[str, str], str] = field(default_factory=dict)  # (file, fragment) -> component name
     schemas: dict[str, Any] = field(default_factory=dict)  # the root's components/schemas
 
@@ -144,6 +154,11 @@ class _Bundler:
                       "use a relative file path")
         else:
             location = str((Path(file.location).parent / unquote(address)).resolve())
+            folder = Path(self.root.location).parent
+            if not self.allow_outside and not Path(location).is_relative_to(folder):
+                self.fail(file, pointer, f"$ref {ref!r} names {location}, outside the spec's folder {folder}",
+                          "pass --allow-refs-outside (or allow_refs_outside = true in mcpgen.toml) to read it, "
+                          "or copy the file into the spec's folder")
         if location == self.root.location:
             return self.root, fragment
         if location not in self.files:
@@ -157,6 +172,7 @@ class _Bundler:
             if not self.allow_remote:
                 self.fail(file, pointer, f"remote $ref {ref!r} is not fetched",
                           "pass --allow-remote-refs to fetch it, or save the file beside the spec")
+            self.read.append(shown)
             data = self.fetch(location, ref, file, pointer, child)
         else:
             path = Path(location)
@@ -166,6 +182,7 @@ class _Bundler:
             if not path.is_file():
                 self.fail(file, pointer, f"$ref {ref!r}: file {shown} not found", "check the path; it is "
                           "relative to the file that holds the ref")
+            self.read.append(shown)
             try:
                 data = load_document(path, child)
             except GenerationError:
@@ -179,13 +196,9 @@ class _Bundler:
 
     def fetch(self, url: str, ref: str, file: _File, pointer: str, child: Diagnostics) -> Any:
         try:
-            # only http(s) locations reach here (`_is_url`), and only with --allow-remote-refs
-            with urllib.request.urlopen(url, timeout=_REMOTE_TIMEOUT) as response:  # noqa: S310
-                raw = response.read(_REMOTE_MAX_BYTES + 1)
-        except (OSError, ValueError) as exc:
+            raw = fetch_bounded(url, REMOTE_DEADLINE, REMOTE_MAX_BYTES)
+        except (OSError, ValueError, http.client.HTTPException) as exc:
             self.fail(file, pointer, f"remote $ref {ref!r} could not be fetched: {exc}")
-        if len(raw) > _REMOTE_MAX_BYTES:
-            self.fail(file, pointer, f"remote $ref {ref!r} is larger than {_REMOTE_MAX_BYTES} bytes")
         try:
             return parse_text(raw.decode("utf-8"), urlsplit(url).path.lower().endswith(".json"), child)
         except (GenerationError, UnicodeDecodeError):
@@ -229,14 +242,80 @@ class _Unresolvable(Exception):
     """One external ref cannot be resolved (already reported); the ref is left as it is."""
 
 
-def bundle(document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow_remote: bool = False) -> dict[str, Any]:
-    """`document` (loaded from `path`) with every external ref resolved; unchanged if it has none."""
+def fetch_bounded(url: str, deadline: float, max_bytes: int) -> bytes:
+    """GET an http(s) `url` (following up to 5 redirects to http(s) URLs): its body, or
+    OSError/ValueError. The whole fetch, however slowly the server sends, ends within
+    `deadline` seconds: past it the connection is shut from a timer, which wakes a read
+    blocked on a dripping server."""
+    ends = time.monotonic() + deadline
+    for _ in range(_MAX_REDIRECTS + 1):
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {url}")
+        left = ends - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"no answer within {deadline:g} s")
+        connection_type = http.client.HTTPSConnection if parts.scheme.lower() == "https" else http.client.HTTPConnection
+        connection = connection_type(parts.hostname, parts.port, timeout=left)
+        timed_out = threading.Event()
+        sockets: list[socket.socket] = []  # the connection drops its own once the response owns it
+
+        def shut(sockets: list[socket.socket] = sockets, timed_out: threading.Event = timed_out) -> None:
+            timed_out.set()
+            for sock in sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+        timer = threading.Timer(left, shut)
+        timer.daemon = True
+        timer.start()
+        try:
+            connection.connect()
+            if connection.sock is not None:
+                sockets.append(connection.sock)
+            if timed_out.is_set():  # the timer fired before the socket was known
+                raise TimeoutError
+            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            connection.request("GET", target, headers={"Accept": "application/json, application/yaml, */*"})
+            response = connection.getresponse()
+            location = response.getheader("Location")
+            if response.status in (301, 302, 303, 307, 308) and location:
+                url = urljoin(url, location)
+                continue
+            if response.status != 200:
+                raise OSError(f"HTTP {response.status} {response.reason}")
+            chunks, size = [], 0
+            while chunk := response.read1(65536):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise ValueError(f"larger than {max_bytes:,} bytes")
+                chunks.append(chunk)
+            if timed_out.is_set():
+                raise TimeoutError
+            return b"".join(chunks)
+        except (OSError, http.client.HTTPException) as exc:
+            if timed_out.is_set():
+                raise TimeoutError(f"not received within {deadline:g} s") from None
+            raise OSError(str(exc) or type(exc).__name__) from None
+        finally:
+            timer.cancel()
+            timer.join()
+            connection.close()
+    raise OSError(f"more than {_MAX_REDIRECTS} redirects")
+
+
+def bundle(
+    document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow_remote: bool = False,
+    allow_outside: bool = False, read: list[str] | None = None,
+) -> dict[str, Any]:
+    """`document` (loaded from `path`) with every external ref resolved; unchanged if it has none.
+    The files (and URLs) read for it are appended to `read`, as diagnostics name them."""
     if not _has_external_ref(document):
         return document
     root = _File(str(path.resolve()), diagnostics.file or path.name, document, diagnostics)
     components = document.get("components")
     existing = components.get("schemas") if isinstance(components, dict) else None
-    bundler = _Bundler(root, diagnostics, allow_remote)
+    bundler = _Bundler(root, diagnostics, allow_remote, allow_outside)
     if isinstance(existing, dict):
         bundler.schemas.update(existing)
     try:
@@ -244,6 +323,8 @@ def bundle(document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow
     except RecursionError:
         diagnostics.error("the document nests too deeply to resolve its external $refs")
         raise GenerationError(diagnostics.items) from None
+    if read is not None:
+        read.extend(bundler.read)
     added = {name: schema for name, schema in bundler.schemas.items() if not isinstance(existing, dict) or name not in existing}
     if added:
         components = out.setdefault("components", {})
