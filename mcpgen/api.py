@@ -21,6 +21,7 @@ from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Project
 from mcpgen.options import Options, SourceKind, source_problems
 from mcpgen.project.changes import Change, Served, compare, served, tool_identity
+from mcpgen.project.facts import MAX_FACTS_BYTES, fact
 from mcpgen.project.manifest import MANIFEST_FILE, Manifest, ManifestError, digest, read_manifest, with_header
 from mcpgen.project.paths import read_bounded
 from mcpgen.project.project_file import (
@@ -171,25 +172,25 @@ def emit(
     return Result(project, output, generated, diagnostics, the_plan, changes, backups)
 
 
-_RECORDED_NAME = (
-    re.compile(r'^    name="([a-z0-9-]{1,100})",$', re.MULTILINE),  # project.py
-    re.compile(r'^SERVER_NAME = "([a-z0-9-]{1,100})"$', re.MULTILINE),  # config.py, before runtime/
-)
+_LEGACY_NAME = re.compile(r'^SERVER_NAME = "([a-z0-9-]{1,100})"$', re.MULTILINE)  # config.py, before runtime/
 
 
 def served_name(project_dir: Path) -> str | None:
-    """The server name a generated project was given, read as text from its package (the
-    project may come from anywhere: nothing of it is imported); None if it cannot be told."""
-    for facts in ("project.py", "config.py"):
-        for path in sorted(project_dir.glob(f"src/*/{facts}")):
-            if not path.resolve().is_relative_to(project_dir.resolve()) or not path.is_file():
-                continue
+    """The server name a generated project was given, read from its package without importing
+    anything of it (`project.py`, or `config.py` of projects older than the runtime package);
+    None if it cannot be told."""
+    root = project_dir.resolve()
+    for path in sorted(project_dir.glob("src/*/project.py")):
+        if path.resolve().is_relative_to(root):
+            name = fact(path, "name")
+            if name is not None and re.fullmatch(r"[a-z0-9-]{1,100}", name):
+                return name
+    for path in sorted(project_dir.glob("src/*/config.py")):
+        if path.resolve().is_relative_to(root) and path.is_file():
             with path.open("rb") as file:
-                text = file.read(1_000_000).decode("utf-8", "replace")
-            for pattern in _RECORDED_NAME:
-                found = pattern.search(text)
-                if found:
-                    return found.group(1)
+                found = _LEGACY_NAME.search(file.read(MAX_FACTS_BYTES).decode("utf-8", "replace"))
+            if found:
+                return found.group(1)
     return None
 
 

@@ -56,6 +56,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpgen.project.facts import fact
 from mcpgen.runtime.paging import page_end
 
 ERROR, WARNING = "error", "warning"
@@ -307,28 +308,15 @@ def project_tools(path: Path) -> tuple[list[dict[str, Any]], str]:
         tools = [entry["tool"] for entry in entries]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LintInputError(f"{path}: not a generated tools.json ({exc})") from None
-    name = _project_fact(path.parent, "name")
+    name = fact(path.parent / "project.py", "name")
     return tools, name if name is not None else path.parent.name
-
-
-def _project_fact(package: Path, field: str) -> str | None:
-    """A string field of the package's `project.py` (`    name="petstore",`), read as text:
-    the project may come from anywhere, so it is never imported."""
-    facts = package / "project.py"
-    try:
-        with facts.open("rb") as file:
-            text = file.read(1_000_000).decode("utf-8", "replace")
-    except OSError:
-        return None
-    match = re.search(rf"^    {field}=\"([^\"\\]*)\",$", text, re.MULTILINE)
-    return match.group(1) if match else None
 
 
 def is_dynamic_project(path: Path) -> bool:
     """A project generated with --tool-mode dynamic: clients see three meta-tools, not the catalogue."""
     folder = path if path.is_dir() else path.parent
     packages = [tools.parent for tools in sorted(folder.glob("src/*/tools.json"))] or [folder]
-    return any(_project_fact(package, "tool_mode") == "dynamic" for package in packages)
+    return any(fact(package / "project.py", "tool_mode") == "dynamic" for package in packages)
 
 
 def summary(findings: list[Finding], tools: int, clients: list[str]) -> dict[str, Any]:

@@ -9,12 +9,13 @@ taken from it must match the pattern that name has in a generated project.
 
 from __future__ import annotations
 
-import ast
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mcpgen.project.facts import FactsError, read_facts
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -148,31 +149,12 @@ def _script(scripts: object, where: Path) -> tuple[str, str]:
 
 
 def _project_py(path: Path) -> dict[str, Any]:
-    """The keyword arguments of `PROJECT = Project(...)` in project.py, each a literal; {} without the file."""
-    if not path.is_file():
-        return {}  # a `mcpgen new` project: no runtime facts
+    """The keyword arguments of `PROJECT = Project(...)` in project.py; {} without the file
+    (a `mcpgen new` project has no runtime facts)."""
     try:
-        tree = ast.parse(read_text(path), filename=str(path))
-    except SyntaxError as exc:
-        raise ProjectError(f"{path}: not valid Python (line {exc.lineno})") from None
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "PROJECT" for t in node.targets)
-            and isinstance(node.value, ast.Call)
-        ):
-            found: dict[str, Any] = {}
-            for keyword in node.value.keywords:
-                if keyword.arg is None:
-                    continue
-                try:
-                    found[keyword.arg] = ast.literal_eval(keyword.value)
-                except ValueError:
-                    raise ProjectError(
-                        f"{path}: line {keyword.value.lineno}: `{keyword.arg}` is not a literal"
-                    ) from None
-            return found
-    raise ProjectError(f"{path}: no `PROJECT = Project(...)`")
+        return read_facts(path)
+    except FactsError as exc:
+        raise ProjectError(str(exc)) from None
 
 
 def _readme_table(path: Path) -> dict[str, tuple[str, str | None]]:
