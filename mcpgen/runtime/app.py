@@ -165,13 +165,14 @@ async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
     cursor = params.cursor if params is not None else None
-    tools, next_cursor = paging.page(
-        _tool_list(),
-        _tool_list_digest(),
-        cursor,
-        settings.current().page_size,
-        _tool_list_weights(),
-    )
+    with settings.pinned() as current_settings:
+        tools, next_cursor = paging.page(
+            _tool_list(),
+            _tool_list_digest(),
+            cursor,
+            current_settings.page_size,
+            _tool_list_weights(),
+        )
     return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
 
 

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from mcp import MCPError, types
 
-from . import audit, guard, redact
+from . import audit, guard, redact, settings
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +61,18 @@ async def run(
     reports a failure (the audit outcome `error`); `fields`: more for the audit line."""
     call = audit.begin(name, dict(arguments), kind, **dict(fields or {}))
     try:
-        result = await _steps(
-            kind, name if known else None, work, clean, address, missing, validate, invalid, limited
-        )
+        with settings.pinned():
+            result = await _steps(
+                kind,
+                name if known else None,
+                work,
+                clean,
+                address,
+                missing,
+                validate,
+                invalid,
+                limited,
+            )
     except MCPError as exc:
         cleaned = clean_error(exc)
         audit.finish(call, "error", cleaned.message)  # a step that refused has marked it so

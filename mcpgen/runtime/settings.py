@@ -9,13 +9,15 @@ when the environment the settings come from has changed (tests set variables per
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import fnmatch
 import functools
 import ipaddress
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -297,9 +299,29 @@ def per_settings(function: Callable[[], T]) -> Callable[[], T]:
     return wrapper
 
 
+_pinned: contextvars.ContextVar[Settings | None] = contextvars.ContextVar(
+    "mcpgen_settings", default=None
+)
+
+
+@contextlib.contextmanager
+def pinned() -> Iterator[Settings]:
+    """One request's settings, read once at its start: `current()` inside it is a lookup, not
+    a look at the environment (a tool call asks for its settings some twenty times)."""
+    token = _pinned.set(current())
+    try:
+        yield _pinned.get() or current()
+    finally:
+        _pinned.reset(token)
+
+
 def current() -> Settings:
-    """The settings of the environment as it is now (parsed once per distinct environment);
-    raises SettingsError if it holds a malformed value."""
+    """The settings of the environment as it is now (parsed once per distinct environment;
+    within `pinned`, those of the request's start); raises SettingsError if it holds a
+    malformed value."""
+    held = _pinned.get()
+    if held is not None:
+        return held
     project = current_project()
     key = (project.env_prefix, _relevant(project, os.environ))
     found = _parsed.get(key)

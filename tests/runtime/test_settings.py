@@ -336,3 +336,13 @@ def test_a_strong_mcp_token_is_accepted_and_secret(project: Project) -> None:
     loaded = settings.load(project, {"PETSTORE_MCP_TOKEN": "0123456789abcdef"}, TOOLS)
     assert loaded.mcp_token == "0123456789abcdef" and loaded.secrets["PETSTORE_MCP_TOKEN"] == "0123456789abcdef"
     assert settings.load(project, {"PETSTORE_MCP_TOKEN": ""}, TOOLS).mcp_token is None  # empty: unset
+
+
+def test_pinned_settings_are_read_once_per_request(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within `pinned` (one request) `current()` is the request's settings, however often it is
+    asked; outside it, a changed environment is read again."""
+    monkeypatch.setenv("PETSTORE_PAGE_SIZE", "7")
+    with settings.pinned() as held:
+        monkeypatch.setenv("PETSTORE_PAGE_SIZE", "9")
+        assert settings.current() is held and held.page_size == 7
+    assert settings.current().page_size == 9
