@@ -14,6 +14,7 @@ import sys
 from functools import cache
 from typing import Any
 
+import pydantic_core
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 
@@ -39,7 +40,9 @@ MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the mode
 
 
 @settings.per_settings
-def _tool_list() -> list[types.Tool]:
+def _tool_list() -> list[dict[str, Any]]:
+    """The listed tools as sent on the wire: `tools.json`'s dicts as they are, with no model
+    built per tool (the SDK validates and dumps the page it is given anyway)."""
     customs = [custom.entry for custom in extensions.custom_tools().values()]
     if current().tool_mode == "dynamic":
         # The catalogue is reached through search_tools/describe_tool/call_tool; custom tools stay direct.
@@ -47,24 +50,21 @@ def _tool_list() -> list[types.Tool]:
 
         listed = [entry for entry in customs if guard.enabled(entry["tool"]["name"])]
         metas = [tool for tool in dynamic.meta_tools() if guard.enabled(tool.name, "meta tool")]
-        return [*metas, *(types.Tool.model_validate(e["tool"]) for e in listed)]
+        wire = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in metas]
+        return [*wire, *(entry["tool"] for entry in listed)]
     entries = [*tool_table().values(), *customs]
-    return [
-        types.Tool.model_validate(entry["tool"])
-        for entry in entries
-        if guard.enabled(entry["tool"]["name"])
-    ]
+    return [entry["tool"] for entry in entries if guard.enabled(entry["tool"]["name"])]
 
 
 @settings.per_settings
 def _tool_list_digest() -> str:
-    return paging.digest([tool.name for tool in _tool_list()])
+    return paging.digest([tool["name"] for tool in _tool_list()])
 
 
 @settings.per_settings
 def _tool_list_weights() -> list[int]:
-    """Each listed tool's JSON size: pages are bounded in bytes too."""
-    return [len(tool.model_dump_json(by_alias=True, exclude_none=True)) for tool in _tool_list()]
+    """Each listed tool's JSON size in bytes: pages are bounded in bytes too."""
+    return [len(pydantic_core.to_json(tool)) for tool in _tool_list()]
 
 
 def _entry(name: str) -> dict[str, Any]:
@@ -163,7 +163,9 @@ def _clip(text: str, limit: int = MAX_TEXT) -> str:
 
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
-) -> types.ListToolsResult:
+) -> dict[str, Any]:
+    """One page of tools/list, as the wire dict (registered with `add_request_handler`,
+    whose handlers may return one: the SDK validates it against the protocol's result)."""
     cursor = params.cursor if params is not None else None
     with settings.pinned() as current_settings:
         tools, next_cursor = paging.page(
@@ -173,7 +175,7 @@ async def list_tools(
             current_settings.page_size,
             _tool_list_weights(),
         )
-    return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
+    return {"tools": tools} if next_cursor is None else {"tools": tools, "nextCursor": next_cursor}
 
 
 async def call_tool(
@@ -383,14 +385,15 @@ def server() -> Server:
         from .completion import complete
 
         handlers["on_completion"] = complete
-    return Server(
+    served = Server(
         project.name,
         version=project.version,
         title=project.title,
-        on_list_tools=list_tools,
         on_call_tool=call_tool,
         **handlers,
     )
+    served.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
+    return served
 
 
 def serve_stdio() -> None:

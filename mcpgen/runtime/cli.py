@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
     base_url = getattr(args, "base_url", None)
     host = args.host if args.transport == "http" else None
     try:  # before serving: a bad setting is never silently ignored
-        settings.check_environment(project, os.environ, all_tools(), host, base_url)
+        settings.check_environment(project, os.environ, all_tools, host, base_url)
         if project.source == "openapi":
             from .transport import check_settings
 

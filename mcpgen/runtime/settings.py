@@ -26,6 +26,7 @@ from .project import current as current_project
 
 AuditMode = Literal["full", "minimal", "off"]
 T = TypeVar("T")
+ToolNames = Iterable[str] | Callable[[], Iterable[str]]  # the served tool names, or how to get them
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
@@ -149,16 +150,23 @@ def secret_variables(
 def load(
     project: Project,
     environ: Mapping[str, str],
-    tools: Iterable[str] = (),
+    tools: ToolNames = (),
     base_url: str | None = None,
 ) -> Settings:
     """Parse every setting; raises SettingsError naming every malformed variable at once.
 
-    `tools`: the names this server serves (patterns and per-tool limits must name one);
+    `tools`: the names this server serves (patterns and per-tool limits must name one), or
+    a function giving them, called only when a setting names tools (a big catalogue is
+    read when the first tools/list needs it, not before `initialize` is answered);
     `base_url`: the `--base-url` flag, which wins over the environment."""
     p = project.env_prefix
     problems: list[str] = []
-    names = list(tools)
+    known: list[list[str]] = []
+
+    def names() -> list[str]:
+        if not known:
+            known.append(list(tools() if callable(tools) else tools))
+        return known[0]
 
     def read(setting: str, parse: Callable[[str, str], T], default: T) -> T:
         variable = f"{p}_{setting}"
@@ -230,7 +238,7 @@ def _mcp_token(variable: str, environ: Mapping[str, str], problems: list[str]) -
 def check_environment(
     project: Project,
     environ: Mapping[str, str],
-    tools: Iterable[str],
+    tools: ToolNames,
     http_host: str | None = None,
     base_url: str | None = None,
 ) -> Settings:
@@ -326,7 +334,7 @@ def current() -> Settings:
     key = (project.env_prefix, _relevant(project, os.environ))
     found = _parsed.get(key)
     if found is None:
-        names = _tool_names[0]() if _tool_names else ()
+        names = _tool_names[0] if _tool_names else ()
         flag = _base_url_flag[0] if _base_url_flag else None
         found = load(project, os.environ, names, flag)
         _parsed.clear()  # one environment at a time
@@ -394,11 +402,11 @@ def _list(variable: str, raw: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in raw.split(",") if item.strip())
 
 
-def _patterns(tools: list[str]) -> Callable[[str, str], tuple[str, ...]]:
+def _patterns(tools: Callable[[], list[str]]) -> Callable[[str, str], tuple[str, ...]]:
     def parse(variable: str, raw: str) -> tuple[str, ...]:
         patterns = tuple(p for p in re.split(r"[,\s]+", raw) if p)
         for pattern in patterns:  # a pattern that matches nothing is a typo, not a policy
-            if not any(fnmatch.fnmatchcase(name, pattern) for name in tools):
+            if not any(fnmatch.fnmatchcase(name, pattern) for name in tools()):
                 raise SettingsError(
                     f"{variable}: pattern {pattern!r} matches no tool of this server"
                 )
@@ -427,12 +435,14 @@ def _directory(variable: str, raw: str) -> str:
 
 
 def _tool_rates(
-    prefix: str, environ: Mapping[str, str], tools: list[str], problems: list[str]
+    prefix: str, environ: Mapping[str, str], tools: Callable[[], list[str]], problems: list[str]
 ) -> dict[str, Rate]:
     """`PREFIX_RATE_LIMIT_<TOOL>` for every tool that has one."""
     base = f"{prefix}_RATE_LIMIT"
+    if not any(name.startswith(base + "_") for name in environ):
+        return {}
     known: dict[str, list[str]] = {}  # two tool names may map to one variable: both get its limit
-    for tool in tools:
+    for tool in tools():
         known.setdefault(tool_variable(prefix, "RATE_LIMIT", tool), []).append(tool)
     rates: dict[str, Rate] = {}
     for name in sorted(environ):

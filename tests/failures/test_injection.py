@@ -26,7 +26,7 @@ def test_hostile_text_stays_data(tmp_path: Path) -> None:
     script = (
         f"import json, {result.project.package}.operations, {result.project.package}.project as p\n"
         f"from {result.project.package}.runtime import app\n"
-        "print(json.dumps([[t.name, t.title, t.description] for t in app._tool_list()] + [p.PROJECT.base_url]))\n"
+        "print(json.dumps([[t['name'], t.get('title'), t['description']] for t in app._tool_list()] + [p.PROJECT.base_url]))\n"
     )
     run = subprocess.run(
         [sys.executable, "-c", script], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=120,

@@ -405,7 +405,7 @@ def dynamic(served: Recorder, project: Project) -> Recorder:
 
 def listed_tools() -> list[str]:
     found = run(lambda: app.list_tools(None, None))  # type: ignore[arg-type]
-    return [tool.name for tool in found.tools]
+    return [tool["name"] for tool in found["tools"]]
 
 
 def test_denying_a_meta_tool_hides_it(dynamic: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:

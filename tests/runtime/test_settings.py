@@ -185,6 +185,26 @@ def test_patterns_need_the_served_tools(project: Project) -> None:
         settings.load(project, {"PETSTORE_TOOLS_ALLOW": "getPet"}, ())
 
 
+def test_tool_names_are_read_only_when_a_setting_names_tools(project: Project) -> None:
+    """Given as a function, the names (a big server's tools.json) are read only for the
+    settings that must match them, so `initialize` is answered without reading the catalogue."""
+    asked: list[int] = []
+
+    def names() -> list[str]:
+        asked.append(1)
+        return list(TOOLS)
+
+    assert settings.check_environment(project, {"PETSTORE_PAGE_SIZE": "3", "PETSTORE_RATE_LIMIT": "5/s"}, names).page_size == 3
+    assert asked == []
+    environ = {"PETSTORE_TOOLS_ALLOW": "get*", "PETSTORE_TOOLS_DENY": "deletePet", "PETSTORE_RATE_LIMIT_GETPET": "2/s"}
+    loaded = settings.check_environment(project, environ, names)
+    assert (loaded.tools_allow, loaded.tools_deny) == (("get*",), ("deletePet",))
+    assert loaded.tool_rate_limits == {"getPet": Rate(2, 2, "2/s")}
+    assert asked == [1]  # once for every setting that needed them
+    with pytest.raises(SettingsError, match="pattern 'nothing\\*' matches no tool"):
+        settings.check_environment(project, {"PETSTORE_TOOLS_DENY": "nothing*"}, names)
+
+
 def test_per_tool_rate_limits(project: Project) -> None:
     loaded = load(project, RATE_LIMIT_GETPET="5/s", RATE_LIMIT_ADDPET="0", RATE_LIMIT="60")
     assert loaded.tool_rate_limits == {"getPet": Rate(5, 5, "5/s")}  # 0: no limit for addPet
