@@ -31,7 +31,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 REPO = Path(__file__).resolve().parent.parent
 GITHUB = Path("/work/.corpus/node_modules/@octokit/openapi/generated/api.github.com.json")
@@ -65,6 +65,8 @@ class Raw:
     pages: int
     tools: int
     size: int  # bytes of the tools/list answers
+    cpu_initialize: float  # the server's CPU seconds (user + system) until it answered initialize
+    cpu_listing: float  # ... while serving every page
     rss_mb: float
     hwm_mb: float
 
@@ -74,6 +76,12 @@ def _status_mb(pid: int, key: str) -> float:
         if line.startswith(key + ":"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of a process: steadier than wall time on a loaded machine."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def raw_run(server: Server) -> Raw:
@@ -100,6 +108,7 @@ def raw_run(server: Server) -> Raw:
         send(INITIALIZE)
         answer(0)
         initialized = time.perf_counter() - started
+        cpu_initialized = _cpu_seconds(process.pid)
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         listing, pages, tools, size, cursor = 0.0, 0, 0, 0, None
         while True:
@@ -116,34 +125,35 @@ def raw_run(server: Server) -> Raw:
             if not cursor:
                 break
         total = time.perf_counter() - started
+        cpu_listed = _cpu_seconds(process.pid) - cpu_initialized
         rss, hwm = _status_mb(process.pid, "VmRSS"), _status_mb(process.pid, "VmHWM")
     finally:
         process.kill()
         process.wait()
-    return Raw(initialized, listing, total, pages, tools, size, rss, hwm)
+    return Raw(initialized, listing, total, pages, tools, size, cpu_initialized, cpu_listed, rss, hwm)
 
 
-async def _client_list(server: Server) -> float:
+async def _client_list(server: Server, quiet: TextIO) -> float:
     from mcp import Client, StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=server.command[0], args=server.command[1:],
                                    env={**os.environ, **server.env})
     started = time.perf_counter()
-    with open(os.devnull, "w") as quiet:
-        async with Client(stdio_client(params, errlog=quiet), mode="legacy", cache=None,
-                          read_timeout_seconds=300) as client:
-            cursor = None
-            while True:
-                page = await client.list_tools(cursor=cursor)
-                cursor = page.next_cursor
-                if not cursor:
-                    return time.perf_counter() - started
+    async with Client(stdio_client(params, errlog=quiet), mode="legacy", cache=None,
+                      read_timeout_seconds=300) as client:
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            cursor = page.next_cursor
+            if not cursor:
+                return time.perf_counter() - started
 
 
 def client_run(server: Server) -> float:
     import anyio
 
-    return anyio.run(_client_list, server)
+    with open(os.devnull, "w") as quiet:  # the servers' logs
+        return anyio.run(_client_list, server, quiet)
 
 
 def seconds_printed(python: str, code: str, env: dict[str, str], runs: int) -> float:
@@ -169,7 +179,7 @@ def _median_raw(runs: list[Raw]) -> Raw:
         return statistics.median(getattr(r, field) for r in runs)
 
     return Raw(med("initialize"), med("listing"), med("total"), runs[0].pages, runs[0].tools, runs[0].size,
-               med("rss_mb"), med("hwm_mb"))
+               med("cpu_initialize"), med("cpu_listing"), med("rss_mb"), med("hwm_mb"))
 
 
 def _ms(seconds: float) -> str:
@@ -217,12 +227,15 @@ def main() -> None:
 
     floor, ours = servers[0].label, servers[1].label
     print("(a) raw JSON-RPC over stdio")
-    print(f"  {'server':30} {'initialize':>10} {'list (server)':>13} {'spawn->list':>11} {'pages':>5} "
-          f"{'tools':>5} {'list bytes':>10} {'RSS':>7} {'peak':>7}")
+    print(f"  {'server':30} {'initialize':>10} {'list (server)':>13} {'spawn->list':>11} {'CPU init':>9} "
+          f"{'CPU list':>9} {'pages':>5} {'tools':>5} {'list bytes':>10} {'RSS':>7} {'peak':>7}")
     for label, r in raw.items():
-        print(f"  {label:30} {_ms(r.initialize):>10} {_ms(r.listing):>13} {_ms(r.total):>11} {r.pages:>5} "
+        print(f"  {label:30} {_ms(r.initialize):>10} {_ms(r.listing):>13} {_ms(r.total):>11} "
+              f"{_ms(r.cpu_initialize):>9} {_ms(r.cpu_listing):>9} {r.pages:>5} "
               f"{r.tools:>5} {r.size / 1e6:8.2f} MB {r.rss_mb:5.0f} MB {r.hwm_mb:5.0f} MB")
-    print(f"  mcpgen initialize - floor: {(raw[ours].initialize - raw[floor].initialize) * 1000:+.0f} ms")
+    print(f"  mcpgen - floor: initialize {(raw[ours].initialize - raw[floor].initialize) * 1000:+.0f} ms wall, "
+          f"{(raw[ours].cpu_initialize - raw[floor].cpu_initialize) * 1000:+.0f} ms CPU "
+          f"(CPU: {1000 / os.sysconf('SC_CLK_TCK'):.0f} ms ticks)")
     print("\n(b) Python mcp client (legacy handshake), spawn -> last tools/list page")
     for label, seconds in client.items():
         print(f"  {label:30} {_ms(seconds)}")

@@ -370,8 +370,15 @@ def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]
     black_formatted = frozenset(f"src/{project.package}/models/{m.path}" for m in project.models if m.black_formatted)
     progress.step(f"rendering {len(project.tools):,} tools")
     rendered = render_project(project)
+    # The other model modules and the typed API (most of a big spec's Python) are as black
+    # writes them but for long lines: black runs on those lines, or on the module if it must.
+    typed_api = (f"src/{project.package}/operations.py", f"src/{project.package}/operations/")
+    long_lines_only = frozenset(
+        path for path in rendered
+        if path.endswith(".py") and path.startswith((f"src/{project.package}/models/", *typed_api))
+    ) - black_formatted
     progress.step(f"formatting {sum(path.endswith('.py') for path in rendered) - len(copied):,} Python files")
-    formatted = format_files(rendered, keep=copied | black_formatted)
+    formatted = format_files(rendered, keep=copied | black_formatted, black_but_long_lines=long_lines_only)
     generated = {path: text if path in copied else with_header(path, text) for path, text in formatted.items()}
     user_files = render_user_files(project)
     manifest = Manifest(

@@ -7,11 +7,14 @@ an existing non-empty directory is only replaced with `force`.
 from __future__ import annotations
 
 import ast
+import io
 import multiprocessing
 import os
+import re
 import shutil
 import tempfile
 import threading
+import tokenize
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -29,19 +32,44 @@ class OutputExists(Exception):
     """The output directory exists, is not empty, and `force` was not given."""
 
 
-def format_files(files: dict[str, str], keep: frozenset[str] = frozenset()) -> dict[str, str]:
+def format_files(
+    files: dict[str, str],
+    keep: frozenset[str] = frozenset(),
+    black_but_long_lines: frozenset[str] = frozenset(),
+) -> dict[str, str]:
     """black every generated Python file; those in `keep` (a user's copied module, whose line
     numbers must match the original, or a model module already as black writes it) are only
-    parsed. Raises if a file is not valid Python."""
-    targets = [(path, text, path not in keep) for path, text in files.items() if path.endswith(".py")]
+    parsed. Those in `black_but_long_lines` are as black writes them but for lines over its
+    limit (by construction: the typed API's template, datamodel-code-generator's output after
+    `black_style`): a module without any is only parsed, one whose long lines are all simple
+    class-body statements has black run on those statements alone (what black does to one
+    such line does not depend on the rest of the module), any other goes to black whole.
+    Raises if a file is not valid Python."""
+    targets = [
+        (
+            path,
+            text,
+            "parse" if path in keep else "lines" if path in black_but_long_lines else "black",
+        )
+        for path, text in files.items()
+        if path.endswith(".py")
+    ]
     formatted = dict(_format_all(targets))
     return {path: formatted.get(path, text) for path, text in files.items()}
 
 
-def _format_one(item: tuple[str, str, bool]) -> tuple[str, str]:
-    path, text, reformat = item
+def _format_one(item: tuple[str, str, str]) -> tuple[str, str]:
+    path, text, how = item
     try:
-        if not reformat:
+        if how == "lines":
+            found = long_lines(text)
+            if found is not None:
+                tree = ast.parse(text, path)  # valid Python, and where its statements are
+                spliced = _format_statements(text, found, tree)
+                if spliced is not None:
+                    return path, spliced
+            how = "black"
+        if how == "parse":
             compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             return path, text
         return path, black.format_str(text, mode=_MODE)
@@ -49,15 +77,114 @@ def _format_one(item: tuple[str, str, bool]) -> tuple[str, str]:
         raise ValueError(f"generated {path} is not valid Python: {exc}") from exc
 
 
-def _format_all(items: list[tuple[str, str, bool]]) -> list[tuple[str, str]]:
+_DOCSTRING_OPEN = re.compile(r' *"""')
+# A dict entry of a plain string key and a name (the typed API's arguments), which black
+# leaves as it is however long: it has no bracket or operator to split at.
+_UNSPLITTABLE = re.compile(r' +"[A-Za-z0-9_.$@-]*": [A-Za-z_][A-Za-z0-9_]*,')
+_ODD_CHARACTERS = re.compile("[\r\f\v\x1c\x1d\x1e\x85\u2028\u2029]")  # line breaks to black
+
+
+def long_lines(source: str) -> list[int] | None:
+    """Indexes of the lines over black's limit outside docstrings, or None when the module
+    has something else black might change that this reading cannot judge (trailing spaces,
+    tabs, a line break other than `\\n`, a docstring not laid out as black lays it out).
+
+    A docstring opens on a line that starts (after its indentation) with three quotes and
+    closes on the first line that holds three quotes again, ending with them. Its text may
+    be as long as it likes (black never splits a docstring), but its lines must be indented
+    as its quotes are, the least indented exactly so (black re-indents them otherwise), and
+    it must not start or end with a space (black strips them) but before a quote."""
+    found: list[int] = []
+    indent: int | None = None  # inside a docstring: its quotes' indentation
+    least: int | None = None  # the least indentation of its text lines so far
+    for number, line in enumerate(source.split("\n")):
+        if line.endswith((" ", "\\")) or _ODD_CHARACTERS.search(line):
+            return None
+        # black expands a docstring's leading tabs and counts any whitespace as indentation
+        if line.lstrip(" ")[:1].isspace() or ("\t" in line and indent is None):
+            return None
+        if indent is not None:
+            text = line[:-3] if line.endswith('"""') else line
+            if text.strip():
+                here = len(text) - len(text.lstrip(" "))
+                least = here if least is None else min(least, here)
+            if '"""' in line:
+                if (
+                    not line.endswith('"""')
+                    or line.count('"""') != 1
+                    or least not in (indent, None)
+                ):
+                    return None
+                if text.strip() and text.endswith(" ") and not text.endswith('" '):
+                    return None
+                indent = None
+            continue
+        if _DOCSTRING_OPEN.match(line):
+            rest = line.lstrip(" ")[3:]
+            if rest[:1] == " " and rest[1:2] != '"':
+                return None
+            if '"""' not in rest:
+                indent, least = len(line) - len(line.lstrip(" ")), None
+                continue
+            if not rest.endswith('"""') or rest.count('"""') != 1:
+                return None
+            if rest[:-3].endswith(" ") and not rest[:-3].endswith('" '):
+                return None
+            continue  # a one-line docstring: black leaves it as it is, however long
+        if len(line) > LINE_LENGTH and not _UNSPLITTABLE.fullmatch(line):
+            found.append(number)
+    return None if indent is not None else found
+
+
+def _has_comment(line: str) -> bool:
+    tokens = tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline)
+    return any(token.type == tokenize.COMMENT for token in tokens)
+
+
+def _format_statements(source: str, numbers: list[int], tree: ast.Module) -> str | None:
+    """`source` with each of the lines `numbers` replaced by black's layout of it alone;
+    None unless each is a whole one-line assignment or annotated field in the body of a
+    top-level class, without a comment."""
+    if not numbers:
+        return source
+    fields = {
+        statement.lineno - 1
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        for statement in node.body
+        if isinstance(statement, (ast.AnnAssign, ast.Assign))
+        and statement.lineno == statement.end_lineno
+        and statement.col_offset == 4
+    }
+    lines = source.split("\n")
+    if any(number not in fields or _has_comment(lines[number]) for number in numbers):
+        return None
+    # One black call for them all, each statement alone in a class of its own (a call costs
+    # milliseconds however short its input).
+    batch = "\n\n\n".join(f"class _{i}:\n{lines[number]}" for i, number in enumerate(numbers))
+    formatted = black.format_str(batch + "\n", mode=_MODE).split("\n")
+    heads = [i for i, line in enumerate(formatted) if line.startswith("class _")]
+    if len(heads) != len(numbers):
+        return None
+    bodies = [formatted[head + 1 : end] for head, end in zip(heads, [*heads[1:], len(formatted)], strict=True)]
+    for number, body in reversed(list(zip(numbers, bodies, strict=True))):
+        lines[number : number + 1] = [
+            line for line in body if line
+        ]  # without the blank lines between classes
+    return "\n".join(lines)
+
+
+def _format_all(items: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
     """black is ~150 kB/s; a big spec's Python (GitHub: 1.5 MB to format, 3.5 MB of models
     to parse) is split across processes. The output is the same either way: each file is
     formatted alone."""
-    workers = _workers(sum(len(text) for _, text, reformat in items if reformat))
+    workers = _workers(sum(len(text) for _, text, how in items if how == "black"))
     if workers <= 1 or len(items) < 2:
         return [_format_one(item) for item in items]
     # No costly file starts last; parsing costs a small fraction of formatting.
-    largest_first = sorted(items, key=lambda item: -len(item[1]) if item[2] else -len(item[1]) // 16)
+    largest_first = sorted(
+        items, key=lambda item: -len(item[1]) if item[2] == "black" else -len(item[1]) // 16
+    )
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         # One file a task: chunks of the cost-sorted list would hand one worker the costly head.

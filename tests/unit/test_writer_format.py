@@ -1,0 +1,119 @@
+"""Formatting only what black would change (`writer.format_files(black_but_long_lines=...)`):
+whatever the reading decides, the result is black's, byte for byte."""
+
+from __future__ import annotations
+
+import ast
+
+import black
+import pytest
+
+from mcpgen.rendering.render import docstring_literal
+from mcpgen.writer import _MODE, _format_statements, format_files, long_lines
+
+# Descriptions as specs write them: what docstring_literal must lay out as black does.
+DESCRIPTIONS = [
+    "List pets.",
+    "",
+    '"Quoted" at the start and at the end "too"',
+    "Ends with a backslash \\",
+    "Ends with three quotes \"\"\"",
+    "A line\n\n    indented text\n  less indented\n\tTabbed start\n| a\ttable | row |",
+    "Long " + "word " * 40,
+    "First\n" + "x" * 120,
+    "Trailing spaces   \nand a line of spaces\n   \nend",
+    "Closing line exactly at the limit: " + "y" * 62,
+    "Unicode  ideographic　space and non\u00a0breaking",
+    "Markdown:\n\n```json\n{\"a\": 1}\n```\n\n- one\n  - two",
+]
+
+
+def _typed_api(description: str) -> str:
+    return (
+        "from __future__ import annotations\n\n\n"
+        "async def list_pets(\n    *,\n    limit: int | None = None,\n) -> Any:\n"
+        f"    {docstring_literal(description)}\n"
+        "    response = await _call(\n        \"listPets\",\n        {\n"
+        "            \"a_parameter_name_that_is_long_enough_to_push_this_entry_past_the_line_limit_of_black\": "
+        "a_parameter_name_that_is_long_enough,\n"
+        "        },\n        client,\n    )\n    return response.json()\n"
+    )
+
+
+@pytest.mark.parametrize("description", DESCRIPTIONS)
+def test_a_module_read_as_black_formatted_is_left_as_black_leaves_it(description: str) -> None:
+    source = _typed_api(description)
+    formatted = format_files({"m.py": source}, black_but_long_lines=frozenset({"m.py"}))["m.py"]
+    assert formatted == black.format_str(source, mode=_MODE)
+    if long_lines(source) == []:  # skipped black: it would have changed nothing
+        assert black.format_str(source, mode=_MODE) == source
+
+
+def test_the_typed_api_skips_black_for_these_descriptions() -> None:
+    # Most descriptions really take the fast path (tabs and odd spaces go to black).
+    skipped = [d for d in DESCRIPTIONS if long_lines(_typed_api(d)) == []]
+    assert len(skipped) >= len(DESCRIPTIONS) - 3
+
+
+MODEL = '''from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+
+class Cache(BaseModel):
+    """A cache entry."""
+
+    key: Annotated[str | None, Field(examples=["Linux-node-958aff96db2d75d67787d1e634ae70b659de937b"])] = None
+    short: int | None = None
+    url: Annotated[str, Field(examples=["https://github.com/octocat/Hello-World/pull/12#pullrequestreview-80"])]
+    version: Annotated[str | None, Field(examples=["73885106f58cc52a7df9ec4d4a5622a5614813162cb516c759a30af6bf56e6f0"])] = None
+'''
+
+
+def test_long_fields_are_formatted_alone_as_black_formats_the_module() -> None:
+    found = long_lines(MODEL)
+    assert found is not None and len(found) == 3
+    spliced = _format_statements(MODEL, found, ast.parse(MODEL))
+    assert spliced == black.format_str(MODEL, mode=_MODE) != MODEL
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        MODEL.replace('] = None\n    short', '] = None  # a comment\n    short'),  # a comment: black whole
+        MODEL.replace("class Cache(BaseModel):", "class Cache(BaseModel, " + "Mixin, " * 14 + "Other):"),
+        MODEL + "\n\nX = {\n    'a': " + "1 + " * 30 + "1,\n}\n",  # a long line outside a class
+    ],
+)
+def test_any_other_long_line_sends_the_module_to_black(module: str) -> None:
+    found = long_lines(module)
+    assert found is None or _format_statements(module, found, ast.parse(module)) is None
+    assert format_files({"m.py": module}, black_but_long_lines=frozenset({"m.py"}))["m.py"] == black.format_str(
+        module, mode=_MODE
+    )
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "x = 1 \n",  # a trailing space
+        "x = 1\n\tpass\n",  # a tab outside a docstring
+        'def f():\n    """Text\n      deeper only\n    """\n',  # docstring text indented deeper than its quotes
+        'def f():\n    """ Text"""\n',  # a leading space black strips
+        'def f():\n    """Text\n\u3000odd indentation\n    """\n',
+        'def f():\n    """Unclosed\n',
+        "x = 1\x0cy = 2\n",
+    ],
+)
+def test_what_the_reading_cannot_judge_goes_to_black(module: str) -> None:
+    assert long_lines(module) is None
+
+
+def test_black_leaves_a_long_string_key_and_name_entry_as_it_is() -> None:
+    # The rule `long_lines` relies on for the typed API's argument dicts.
+    entry = "            \"" + "k" * 90 + "\": " + "v" * 40 + ","
+    source = f"def f():\n    return g(\n        {{\n{entry}\n        }},\n    )\n"
+    assert black.format_str(source, mode=_MODE) == source
+    assert long_lines(source) == []
