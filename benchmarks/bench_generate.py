@@ -45,7 +45,7 @@ SHARED = REPO.parent / "shared"  # beside the checkout, for developers and CI al
 FETCH = SHARED / "corpus" / "fetch.sh"
 MINIMAL_SERVER = SHARED / "mcp-sdk-examples" / "minimal_server.py"
 PEER_VENV = REPO.parent / ".bench-venv"
-STAGES = ("parse", "models", "render", "format", "write")
+STAGES = ("load", "parse", "schemas", "models", "render", "format", "write")
 # A client gives up on a server this slow (FastMCP on Stripe: its 40 MB+ tools/list took the
 # SDK client's stdio reader minutes and 4 GB); the figure is then "over the limit".
 COLD_START_LIMIT = 120.0
@@ -83,15 +83,22 @@ def child_generate(spec: str, output: str) -> None:
     # "models" is the time spent in this process on them, and waiting for that process.
     _time_calls(openapi_source.ModelJob, "result", "models", spent)
     _time_calls(openapi_source, "start_models", "models", spent)
+    _time_calls(openapi_source, "load_document", "load", spent)  # reading and checking the spec
+    # JSON Schema work on the tools' input and output schemas, inside the parser
+    _time_calls(openapi_source.SchemaConverter, "convert", "schemas", spent)
+    for name in ("bound_output_schema", "relax_output_schema", "merge_all_of", "hoist_defs", "split_type_unions"):
+        _time_calls(openapi_source, name, "schemas", spent)
     for name, stage in (("render_project", "render"), ("format_files", "format"), ("write_tree", "write")):
         _time_calls(api, name, stage, spent)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), _cpu_seconds()
     result = api.generate_openapi(Path(spec), Options(output=Path(output), force=True))
     total = time.perf_counter() - started
-    spent["parse"] = total - sum(spent.values())  # everything before render, minus the models
+    cpu = _cpu_seconds() - cpu_started
+    spent["parse"] = total - sum(spent.values())  # the rest of the parser (tools, names, passes)
     table = next(text for path, text in result.files.items() if path.endswith("/tools.json"))
     print(json.dumps({
         "total": total,
+        "cpu": cpu,
         "stages": spent,
         "peak_rss_mb": _peak_rss_mb(),
         "tools": len(result.project.tools),
@@ -104,16 +111,30 @@ def child_generate(spec: str, output: str) -> None:
 
 
 def _time_calls(module: Any, name: str, stage: str, spent: dict[str, float]) -> None:
-    original = getattr(module, name)
+    original = getattr(module, name, None)
+    if original is None:  # a --baseline checkout without it
+        return
+    inside: list[str] = []  # a stage's time counted once when its calls nest
 
     def timed(*args: Any, **kwargs: Any) -> Any:
+        if inside:
+            return original(*args, **kwargs)
+        inside.append(stage)
         started = time.perf_counter()
         try:
             return original(*args, **kwargs)
         finally:
             spent[stage] += time.perf_counter() - started
+            inside.pop()
 
     setattr(module, name, timed)
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and its finished children (model generator, black
+    workers): steadier than wall time on a shared machine."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _peak_rss_mb() -> float:
@@ -123,24 +144,39 @@ def _peak_rss_mb() -> float:
     return max(own, workers) / 1024
 
 
-def measure_generation(spec: Path, output: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, __file__, "_generate", str(spec), str(output)],
-        capture_output=True, text=True, check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"generation of {spec} failed:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def measure_generation(spec: Path, output: Path, checkout: Path = REPO, repeat: int = 1) -> dict[str, Any]:
+    """The run with the median CPU time of `repeat` fresh processes, mcpgen imported from `checkout`."""
+    runs = []
+    for _ in range(repeat):
+        done = subprocess.run(
+            [sys.executable, __file__, "_generate", str(spec), str(output)],
+            capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(checkout)},
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"generation of {spec} failed:\n{done.stderr[-2000:]}")
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return sorted(runs, key=lambda run: run["cpu"])[len(runs) // 2]
+
+
+def _tree_difference(old: Path, new: Path) -> str:
+    """Which generated files differ, leaving out the runtime copy and the manifest (its digests)."""
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*")
+                if p.is_file() and "runtime" not in p.parts and p.name != "mcpgen.manifest.json"}
+
+    before, after = files(old), files(new)
+    changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+    return "byte-identical (runtime/ and manifest aside)" if not changed else f"{len(changed)} differ: {changed[:5]}"
 
 
 def print_generation(label: str, figures: dict[str, Any]) -> None:
     stages = "  ".join(f"{s} {figures['stages'][s]:.2f}" for s in STAGES)
     print(
-        f"  {label:10} {figures['total']:7.2f} s   peak RSS {figures['peak_rss_mb']:6.0f} MB   "
+        f"  {label:20} {figures['total']:7.2f} s (CPU {figures['cpu']:.2f} s)   peak RSS {figures['peak_rss_mb']:6.0f} MB   "
         f"{figures['tools']} tools, {figures['models']} model modules, {figures['warnings']} warnings"
     )
-    print(f"  {'':10} stages (s): {stages}")
-    print(f"  {'':10} tools.json {_mb(figures['tools_json_bytes'])}, Python {_mb(figures['python_bytes'])}")
+    print(f"  {'':20} stages (s): {stages}")
+    print(f"  {'':20} tools.json {_mb(figures['tools_json_bytes'])}, Python {_mb(figures['python_bytes'])}")
 
 
 # -- (b) start-up --------------------------------------------------------------------
@@ -314,6 +350,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200, help="tools/call round trips per server")
     parser.add_argument("--peer-venv", type=Path, default=PEER_VENV, help="venv holding fastmcp (created if missing)")
     parser.add_argument("--no-peer", action="store_true", help="skip FastMCP")
+    parser.add_argument("--repeat", type=int, default=1, help="generations per spec (the median by CPU is shown)")
+    parser.add_argument("--baseline", type=Path, help="another mcpgen checkout: its generation is measured "
+                        "in the same run, interleaved, and its output compared byte for byte")
+    parser.add_argument("--only", help="comma-separated subset of petstore,github,stripe")
+    parser.add_argument("--generation-only", action="store_true", help="stop after (a)")
     args = parser.parse_args()
 
     root = corpus_root(args.corpus)
@@ -323,9 +364,21 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; peer: {peer_status}; output in {work}\n")
 
     print("(a) generation: full pipeline, one fresh process per spec")
-    gen = {label: measure_generation(spec, work / label) for label, spec in (("petstore", PETSTORE), *big.items())}
-    for label, figures in gen.items():
-        print_generation(label, figures)
+    specs = tuple((label, spec) for label, spec in (("petstore", PETSTORE), *big.items())
+                  if not args.only or label in args.only.split(","))
+    gen = {}
+    for label, spec in specs:
+        if args.baseline is not None:
+            base = measure_generation(spec, work / f"{label}-baseline", args.baseline, args.repeat)
+            print_generation(f"{label} (baseline)", base)
+        gen[label] = measure_generation(spec, work / label, REPO, args.repeat)
+        print_generation(label, gen[label])
+        if args.baseline is not None:
+            print(f"  {'':20} ours / baseline: wall {gen[label]['total'] / base['total']:.2f}x, "
+                  f"CPU {gen[label]['cpu'] / base['cpu']:.2f}x; output: "
+                  f"{_tree_difference(work / f'{label}-baseline', work / label)}")
+    if args.generation_only:
+        return
 
     for label, spec in big.items():
         print(f"\n(b) {label} server: cold start to first tools/list (median of {args.runs}) and import time")

@@ -21,8 +21,6 @@ import math
 from collections.abc import Sequence
 from typing import TypeVar
 
-from mcp import MCPError, types
-
 T = TypeVar("T")
 PAGES_TARGET = 48  # below the clients' 64, with room for custom tools
 MAX_PAGE_BYTES = 2_000_000
@@ -54,6 +52,8 @@ def _decode(cursor: str, fingerprint: str, total: int) -> int:
         or not 0 < offset < total
         or _encode(offset, fingerprint) != cursor
     ):
+        from mcp import MCPError, types  # here: mcpgen's lint imports this module, not the SDK
+
         raise MCPError(
             code=types.INVALID_PARAMS,
             message="Invalid cursor: not one this server issued for this list",
