@@ -190,6 +190,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spec", type=Path, default=GITHUB)
     parser.add_argument("--generated", type=Path, help="a project generated from --spec (skips generation)")
+    parser.add_argument("--baseline", type=Path, help="another generated project (e.g. by an older mcpgen), "
+                        "measured in the same run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--peer-venv", type=Path, default=PEER_VENV)
     parser.add_argument("--no-peer", action="store_true")
@@ -206,6 +208,9 @@ def main() -> None:
         Server("SDK floor (minimal_server.py)", [sys.executable, str(MINIMAL_SERVER)], {}),
         Server("mcpgen (generated)", [sys.executable, "-m", package], src),
     ]
+    if args.baseline is not None:
+        (old,) = [p.name for p in (args.baseline / "src").iterdir() if p.is_dir()]
+        servers.append(Server("mcpgen (baseline)", [sys.executable, "-m", old], {"PYTHONPATH": str(args.baseline / "src")}))
     peer = args.peer_venv / "bin" / "python"
     if not args.no_peer and peer.exists():
         script = scratch / "fastmcp_peer.py"
