@@ -175,7 +175,26 @@ async def list_tools(
             current_settings.page_size,
             _tool_list_weights(),
         )
-    return {"tools": tools} if next_cursor is None else {"tools": tools, "nextCursor": next_cursor}
+    page: dict[str, Any] = {**_list_defaults(), "tools": tools}
+    if next_cursor is not None:
+        page["nextCursor"] = next_cursor
+    return page
+
+
+@resets
+@cache
+def _list_defaults() -> dict[str, Any]:
+    """What the SDK's ListToolsResult model fills in (the 2026-07-28 wire requires `resultType`,
+    `ttlMs`, `cacheScope`; the handshake era's drops them), but the cache fields when the
+    server has a cache hint for tools/list: the SDK adds the hint's only where a dict lacks them."""
+    defaults = types.ListToolsResult(tools=[]).model_dump(
+        by_alias=True, mode="json", exclude_none=True
+    )
+    del defaults["tools"]
+    if "tools/list" in server().cache_hints:
+        defaults.pop("ttlMs", None)
+        defaults.pop("cacheScope", None)
+    return defaults
 
 
 async def call_tool(
