@@ -59,6 +59,27 @@ def default_server_name(title: str) -> str:
     return name[:MAX_DEFAULT_NAME].strip("-") or "server"
 
 
+# Module names that say what a file is, not which server it makes: `tools.py` would give
+# `tools`, and settings like `TOOLS_TOOLS_ALLOW`.
+_GENERIC_MODULES = frozenset({
+    "api", "app", "functions", "handlers", "init", "lib", "main", "mcp", "module", "server", "service", "tool",
+    "tools", "utils",
+})
+
+
+def default_module_server_name(module: str, doc_title: str, parent: str = "") -> str:
+    """A Python source's default server name: its module's (`shop.py` -> `shop`), unless that
+    name is generic (`tools`, `server`, `main`...); then the module docstring's first line
+    (`Inventory: a small stock-keeping toolkit.` -> `inventory`), else its package or folder."""
+    name = slug(module)
+    if name not in _GENERIC_MODULES:
+        return name
+    for candidate in (default_server_name(doc_title) if doc_title.strip() else "", slug(parent) if parent else ""):
+        if candidate and candidate not in _GENERIC_MODULES:
+            return candidate
+    return name
+
+
 def _split_words(text: str) -> str:
     return _WORD_BOUNDARY.sub(" ", text)
 

@@ -64,6 +64,7 @@ class _Loaded:
     module: types.ModuleType
     call_module: str  # PythonCall.module
     short_name: str  # last dotted component or file stem: the default project name
+    parent_name: str  # its package or folder: the default name when short_name is generic
     source_path: Path | None  # the module's own file, to tell its functions' locations
     display: str  # how diagnostics name that file
     copied_files: tuple[tuple[str, str], ...]
@@ -102,9 +103,21 @@ def parse_python(
         module_doc = docstring_parser.parse(inspect.getdoc(loaded.module) or "")
     if not drafts:
         diagnostics.warning(f"{target}: no function could become a tool")
-    project_name = naming.slug(name if name is not None else loaded.short_name)
-    if name is not None and project_name != name:
-        diagnostics.info(f"server name {name!r} became {project_name!r} (a lowercase slug)")
+    if name is not None:
+        project_name = naming.slug(name)
+        if project_name != name:
+            diagnostics.info(f"server name {name!r} became {project_name!r} (a lowercase slug)")
+    else:
+        project_name = naming.default_module_server_name(
+            loaded.short_name, module_doc.short_description or "", loaded.parent_name
+        )
+        if project_name != naming.slug(loaded.short_name):
+            diagnostics.info(
+                f"server name {project_name!r} (settings {naming.env_prefix(project_name)}_*), "
+                f"since the module's name {loaded.short_name!r} says little",
+                "",
+                "choose another with --name, or `name` in mcpgen.toml",
+            )
     return Project(
         name=project_name,
         package=naming.package_name(project_name),
@@ -177,6 +190,7 @@ def _load_file(target: str, diagnostics: Diagnostics) -> _Loaded:
         module=module,
         call_module=f".{COPY_PACKAGE}.{stem}",
         short_name=stem,
+        parent_name=path.resolve().parent.name,
         source_path=path.resolve(),
         display=target,
         copied_files=((f"{COPY_PACKAGE}/__init__.py", _COPY_INIT), (f"{COPY_PACKAGE}/{stem}.py", text)),
@@ -198,6 +212,7 @@ def _load_module(target: str, diagnostics: Diagnostics, search_path: str) -> _Lo
         module=module,
         call_module=target,
         short_name=target.rpartition(".")[2],
+        parent_name=target.rpartition(".")[0].rpartition(".")[2],
         source_path=source_path,
         display=str(source_path) if source_path else target,
         copied_files=(),
