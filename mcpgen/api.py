@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcpgen import __version__, naming, progress
-from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
+from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic, renamed_message
 from mcpgen.ir import Project
 from mcpgen.options import Options, SourceKind, source_problems
 from mcpgen.project.changes import Change, Served, compare, served, tool_identity
@@ -321,8 +321,9 @@ def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
             taken.add(new)
             reason = "the name of a meta-tool in dynamic tool mode"
             notes.items.append(Diagnostic(
-                Level.INFO, f"tool {tool.name!r} renamed to {new!r}: {reason}", tool.origin.file, tool.origin.pointer,
+                Level.INFO, renamed_message(tool.name, new, reason), tool.origin.file, tool.origin.pointer,
                 tool.origin.line, hint=f"rename it in mcpgen.toml: [tools.{tool.name}] name = \"...\"",
+                topic=Topic.RENAMED, reason=reason,
             ))
             tool = dataclasses.replace(tool, name=new)
         tools.append(tool)

@@ -43,7 +43,7 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
 from mcpgen import naming
-from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
+from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
 from mcpgen.runtime.functions import arguments_model
 from mcpgen.schema.output import bound_output_schema, portable_output_schema, with_content_id
@@ -368,7 +368,10 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
             warnings.simplefilter("always")
             input_schema, output_schema, wraps = _schemas(attr, function)
     except _Skip as skip:
-        _report(diagnostics, Level.WARNING, f"function {attr!r} skipped: {skip}", file, skip.line or line)
+        diagnostics.items.append(Diagnostic(
+            Level.WARNING, f"function {attr!r} skipped: {skip}", file, "", skip.line or line,
+            topic=Topic.SKIPPED, reason="cannot be a tool",
+        ))
         return None
     for schema in (input_schema, output_schema):  # a NaN or 10**5000 default cannot reach tools.json
         for pointer, reason in drop_unencodable(schema)[1] if schema is not None else []:

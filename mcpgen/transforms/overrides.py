@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mcpgen.diagnostics import Diagnostics
+from mcpgen.diagnostics import Diagnostics, Topic
 from mcpgen.ir import Annotations, Project, Tool
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME
 from mcpgen.options import ToolOverride
@@ -54,7 +54,10 @@ def _overridden(tool: Tool, override: ToolOverride, diagnostics: Diagnostics) ->
     changes: dict[str, object] = {}
     if override.name is not None and override.name != tool.name:
         changes["name"] = override.name
-        diagnostics.info(f"tool {tool.name!r} renamed to {override.name!r} by mcpgen.toml", f"tools.{tool.name}.name")
+        diagnostics.info(
+            f"tool {tool.name!r} renamed to {override.name!r} by mcpgen.toml", f"tools.{tool.name}.name",
+            topic=Topic.RENAMED, reason="by mcpgen.toml",
+        )
         if len(override.name) > DEFAULT_MAX_TOOL_NAME or "." in override.name:
             diagnostics.warning(
                 f"tool name {override.name!r} is valid MCP but some clients reject names over "

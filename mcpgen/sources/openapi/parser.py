@@ -17,7 +17,7 @@ from urllib.parse import unquote, urljoin
 from pydantic import ValidationError
 
 from mcpgen import naming
-from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
+from mcpgen.diagnostics import Diagnostics, GenerationError, Topic, join_pointer
 from mcpgen.ir import (
     Annotations,
     BodyField,
@@ -206,20 +206,20 @@ class _Parser:
         used_python_names: set[str] = set()
         for op, tool_name in zip(operations, names, strict=True):
             if tool_name.reason:
-                self.diag.info(f"tool {op.wanted_name!r} renamed to {tool_name.name!r}: {tool_name.reason}", op.pointer)
+                self.diag.renamed(op.wanted_name, tool_name.name, tool_name.reason, op.pointer)
             try:
                 tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
             except RecursionError:  # schema walks recurse once per nesting level
-                self.diag.warning("schemas nested too deeply to convert; operation skipped", op.pointer)
+                self.diag.skipped("schemas nested too deeply to convert; operation skipped", "schemas too deep", op.pointer)
                 continue
             except SchemaTooLarge as exc:
-                self.diag.warning(f"{exc}, too many to convert; operation skipped", op.pointer)
+                self.diag.skipped(f"{exc}, too many to convert; operation skipped", "schemas too large", op.pointer)
                 continue
             depth = 0 if tool is None else max(_json_depth(tool.input_schema), _json_depth(tool.output_schema))
             if depth > _MAX_SCHEMA_DEPTH:
-                self.diag.warning(
+                self.diag.skipped(
                     f"schemas nested {depth} levels deep, more than the {_MAX_SCHEMA_DEPTH} MCP SDKs can send; "
-                    "operation skipped", op.pointer,
+                    "operation skipped", "schemas too deep", op.pointer,
                 )
                 continue
             if tool is not None:
@@ -417,19 +417,19 @@ class _Parser:
             item_pointer = join_pointer("/paths", path)
             item, item_pointer = self.deref(item, item_pointer)
             if not isinstance(item, dict):
-                self._warn("path item is not an object; skipped", item_pointer)
+                self.diag.skipped("path item is not an object; skipped", "not an object", item_pointer)
                 continue
             for method, node in item.items():
                 if method not in METHODS or node is None:
                     continue
                 pointer = join_pointer(item_pointer, method)
                 if not isinstance(node, dict):
-                    self._warn("operation is not an object; skipped", pointer)
+                    self.diag.skipped("operation is not an object; skipped", "not an object", pointer)
                     continue
                 try:
                     self.models.Operation.model_validate(_schemas_blanked(node))
                 except ValidationError as exc:
-                    self._warn(f"invalid operation, skipped: {_first_error(exc)}", pointer)
+                    self.diag.skipped(f"invalid operation, skipped: {_first_error(exc)}", "invalid operation", pointer)
                     continue
                 op_id = node.get("operationId")
                 if not _selected(self.options.filters, path, method, node):
@@ -443,6 +443,7 @@ class _Parser:
             self.diag.info(
                 f"{deprecated} deprecated operation{'s' if deprecated != 1 else ''} skipped",
                 hint="set `include_deprecated = true` under [filters] in mcpgen.toml, or pass --include-deprecated",
+                topic=Topic.SKIPPED, reason="deprecated", count=deprecated,
             )
         return operations
 
@@ -629,7 +630,10 @@ class _Parser:
             out.append((location, wire, schema, required, style, explode))
         missing = path_names - {w for loc, w, *_ in out if loc == "path"}
         if missing:
-            self._warn(f"path parameter(s) {sorted(missing)} are not declared; operation skipped", op.pointer)
+            self.diag.skipped(
+                f"path parameter(s) {sorted(missing)} are not declared; operation skipped",
+                "undeclared path parameters", op.pointer,
+            )
             return None
         out.sort(key=lambda p: _LOCATION_ORDER[p[0]])
         return out
@@ -661,7 +665,10 @@ class _Parser:
             return None
         media = _pick_media_type(list(content))
         if media is None:
-            self._warn(f"request body media types {sorted(content)} are not supported; operation skipped", pointer)
+            self.diag.skipped(
+                f"request body media types {sorted(content)} are not supported; operation skipped",
+                "unsupported request body", pointer,
+            )
             return False
         media_node = content[media] if isinstance(content[media], dict) else {}
         raw_schema = media_node.get("schema", {})
