@@ -696,6 +696,17 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             "120",
         ),
         (
+            f"{p}_REDIS_URL",
+            "Share rate limits and upstream 429 back-off with other replicas on Redis (needs the `redis` extra)",
+            None,
+        ),
+        (
+            f"{p}_REDIS_FAILURE",
+            "Redis unreachable: `open` applies limits per replica, `closed` refuses calls",
+            "open",
+        ),
+        (f"{p}_REDIS_TIMEOUT", "Deadline of one Redis check, connecting included, seconds", "0.25"),
+        (
             f"{p}_AUDIT_LOG",
             "One JSON line per tool call on stderr: full (arguments redacted), minimal, off",
             "full",
