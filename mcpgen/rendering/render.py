@@ -540,6 +540,11 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/server.py": "src/server.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
+        # Deployment: a container image, and replicas behind haproxy sharing limits on Redis.
+        "Dockerfile": "deploy/Dockerfile.j2",
+        ".dockerignore": "deploy/dockerignore.j2",
+        "compose.yaml": "deploy/compose.yaml.j2",
+        "deploy/haproxy.cfg": "deploy/haproxy.cfg.j2",
     }
     if project.resources or project.prompts:
         files[f"{pkg}/resources.json"] = "src/resources.json.j2"
