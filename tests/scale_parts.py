@@ -116,9 +116,10 @@ backend replicas
 
 class Haproxy:
     """`haproxy` on a free port, balancing round robin over `backends` (127.0.0.1 ports),
-    health-checking `/healthz`, retrying a failed connection or empty response on another."""
+    health-checking `/healthz` (`http_check`; else TCP), retrying a failed connection or
+    empty response on another; or with `config`, that configuration (to check or run)."""
 
-    def __init__(self, backends: list[int], log_dir: Path, config: str | None = None) -> None:
+    def __init__(self, backends: list[int], log_dir: Path, config: str | None = None, http_check: bool = True) -> None:
         binary = shutil.which("haproxy")
         if binary is None:
             raise RuntimeError("haproxy is not installed (apt-get install -y haproxy; see .ci/run)")
@@ -126,7 +127,10 @@ class Haproxy:
         self.port = free_port()
         servers = "\n".join(f"    server r{i} 127.0.0.1:{port} check" for i, port in enumerate(backends, 1))
         self.config = log_dir / f"haproxy-{self.port}.cfg"
-        self.config.write_text(config or HAPROXY_CONFIG.format(port=self.port, servers=servers))
+        text = config or HAPROXY_CONFIG.format(port=self.port, servers=servers)
+        if not http_check:  # plain TCP checks, for a server without a health route
+            text = text.replace("    option httpchk GET /healthz\n    http-check expect status 200\n", "")
+        self.config.write_text(text)
         self.log = log_dir / f"haproxy-{self.port}.log"
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = f"http://127.0.0.1:{self.port}/mcp"
