@@ -11,6 +11,9 @@ value stops the server with a message instead of being ignored:
 - `PREFIX_READ_ONLY=1`: only tools annotated `readOnlyHint: true` are listed and callable;
 - `PREFIX_TOOLS_ALLOW` / `PREFIX_TOOLS_DENY`: comma-separated glob patterns over tool names.
 
+With `PREFIX_REDIS_URL` set, the rate limits and the upstream's Retry-After are kept on Redis,
+shared by every replica of the server (`take`, `shared_upstream_limited`; see `shared`).
+
 The names these settings address (`entries()`) are the tools, the dynamic mode's meta tools
 (`search_tools`, `describe_tool`, `call_tool`) and the resources and resource templates, each
 by its name: a resource made from an operation is named like the operation's tool, so one
@@ -199,6 +202,9 @@ async def take(name: str | None, server: bool = True) -> str | None:
         return admit(name, server)
     from . import shared
 
+    held = _upstream_blocked_until - time.monotonic()
+    if held > 0:  # seen here, perhaps while Redis was unreachable: no need to ask it
+        return f"Rate limit reached ({UPSTREAM_429}); retry in {_seconds(held)} s."
     limits = _limits(current, name, server)
     try:
         outcome = await shared.admit([(key, rate) for key, rate, _ in limits])

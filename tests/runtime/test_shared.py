@@ -103,6 +103,14 @@ async def test_an_upstream_429_holds_off_other_replicas(on_redis: RedisServer) -
     assert held is not None and float(held.split("retry in ")[1].split(" s")[0]) > 25
 
 
+async def test_a_429_seen_during_an_outage_still_holds_this_replica_off(on_redis: RedisServer) -> None:
+    on_redis.stop()
+    assert await guard.shared_upstream_limited(429, "30") == "HTTP 429: the upstream API is rate limiting; retry in 30 s."
+    on_redis.start()  # back, and empty: only this replica knows of the 429
+    held = await guard.take("getPet")
+    assert held is not None and held.startswith("Rate limit reached (the upstream API answered 429 Too Many Requests)")
+
+
 async def test_redis_down_fails_open_to_local_limits_and_says_so_once(
     on_redis: RedisServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
