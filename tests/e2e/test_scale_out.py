@@ -8,9 +8,13 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import os
+import re
+import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,9 +32,9 @@ except ImportError:  # Python 3.10
 
 from mcpgen.naming import is_server_setting
 from tests.local_http import Handler, Recorded, RecordingServer
-from tests.scale_parts import Haproxy, RedisServer, haproxy
+from tests.scale_parts import Haproxy, RedisServer, haproxy, redis_server
 
-from .conftest import API_KEY, PACKAGE, http_process, server_env
+from .conftest import API_KEY, PACKAGE, free_port, http_process, server_env, wait_for_port
 
 pytestmark = pytest.mark.anyio
 
@@ -301,6 +305,70 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     assert "pip install '.[redis]'" in (generated / "Dockerfile").read_text()
 
 
+@pytest.mark.slow
+def test_the_dockerfile_steps_run_without_docker(generated: Path, tmp_path: Path, log_dir: Path) -> None:
+    """Where no Docker daemon runs, the Dockerfile's own instructions are carried out here: COPY
+    into an app directory, RUN's pip install into a fresh venv, then its ENTRYPOINT serves stdio,
+    and HTTP on 0.0.0.0 with a token, its health route reporting the Redis the extra talks to.
+    (`useradd` and `USER` change the system, so they are only read: the uid is checked above.)"""
+    logical = re.sub(r"\\\n\s*", " ", (generated / "Dockerfile").read_text())
+    app, venv = tmp_path / "app", tmp_path / "venv"
+    app.mkdir()
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("PETSTORE_")}
+    entrypoint: list[str] = []
+    skipped = []
+    for line in logical.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        op, arg = line.split(None, 1)
+        if op == "ENV":
+            env.update(pair.split("=", 1) for pair in shlex.split(arg))
+        elif op == "COPY":
+            *sources, destination = arg.split()
+            for source in sources:
+                target = app / destination / (Path(source).name if destination.endswith("/") else "")
+                if (generated / source).is_dir():
+                    shutil.copytree(generated / source, target)
+                else:
+                    shutil.copy(generated / source, target)
+        elif op == "RUN":
+            for command in arg.split("&&"):
+                words = shlex.split(command)
+                if words[0] == "pip":  # this interpreter's pip, installing into the fresh venv
+                    command_line = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), *words[1:]]
+                    done = subprocess.run(command_line, cwd=app, env=env, capture_output=True, text=True,
+                                          timeout=900, check=False)
+                    assert done.returncode == 0, done.stdout + done.stderr
+                else:
+                    skipped.append(words[0])
+        elif op == "ENTRYPOINT":
+            entrypoint = json.loads(arg)
+        else:
+            assert op in ("FROM", "WORKDIR", "USER", "EXPOSE"), op
+    assert skipped == ["useradd"] and entrypoint == ["petstore-mcp"]
+    command = [str(venv / "bin" / entrypoint[0])]
+    initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "docker", "version": "1"}}})
+    stdio = subprocess.run(command, input=initialize + "\n", capture_output=True, text=True, timeout=120,
+                           check=False, cwd=tmp_path)
+    assert json.loads(stdio.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "petstore", stdio.stderr
+    port = free_port()
+    token = "d" * 32
+    http_env = {**env, "PETSTORE_MCP_TOKEN": token, "PETSTORE_REDIS_URL": ""}
+    with redis_server(log_dir) as redis, (log_dir / "dockerfile-http.log").open("wb") as sink:
+        http_env["PETSTORE_REDIS_URL"] = redis.url
+        proc = subprocess.Popen([*command, "--transport", "http", "--host", "0.0.0.0", "--port", str(port)],
+                                env=http_env, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT)
+        try:
+            wait_for_port(port, proc, log_dir / "dockerfile-http.log")
+            status, body = get(port, "/healthz")
+            refused, _ = get(port, "/mcp", {"Accept": "text/event-stream"})
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    assert status == 200 and json.loads(body)["redis"] == "ok"
+    assert refused == 401  # 0.0.0.0 needs the token
 def _docker_works() -> bool:
     if shutil.which("docker") is None:
         return False
