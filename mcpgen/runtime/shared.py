@@ -6,7 +6,7 @@
   there, so replicas behind a load balancer allow the limit in total, not each, and a 429
   one replica saw holds off the others. Unset: all of it stays in process.
 - Each check is one Lua script run with EVALSHA, atomic across replicas and timed by
-  Redis's clock (replicas' clocks may differ). Keys are `mcpgen:{<server name>}:...`, one
+  Redis's clock (replicas' clocks may differ; scripts calling TIME need Redis 5 or later). Keys are `mcpgen:{<server name>}:...`, one
   hash slot; two deployments of one server on one Redis share limits unless their URLs
   name different databases (`redis://host:6379/1`).
 - `PREFIX_REDIS_TIMEOUT` (default 0.25 s): the deadline of one check, connecting included,
