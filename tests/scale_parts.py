@@ -62,7 +62,11 @@ class RedisServer:
         command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                    "--logfile", str(self.log), "--daemonize", "no"]
         self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _wait_listening(self.port, self.proc, "redis-server", self.log)
+        try:
+            _wait_listening(self.port, self.proc, "redis-server", self.log)
+        except RuntimeError:
+            self.stop()
+            raise
         return self
 
     def stop(self) -> None:
@@ -146,7 +150,11 @@ class Haproxy:
         with self.log.open("wb") as sink:
             self.proc = subprocess.Popen([self.binary, "-db", "-f", str(self.config)], stdin=subprocess.DEVNULL,
                                          stdout=sink, stderr=subprocess.STDOUT)
-        _wait_listening(self.port, self.proc, "haproxy", self.log)
+        try:
+            _wait_listening(self.port, self.proc, "haproxy", self.log)
+        except RuntimeError:
+            self.stop()  # never left running behind a failed start
+            raise
         return self
 
     def stop(self) -> None:
