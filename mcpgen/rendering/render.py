@@ -540,6 +540,11 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/server.py": "src/server.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
+        # Deployment: a container image, and replicas behind haproxy sharing limits on Redis.
+        "Dockerfile": "deploy/Dockerfile.j2",
+        ".dockerignore": "deploy/dockerignore.j2",
+        "compose.yaml": "deploy/compose.yaml.j2",
+        "deploy/haproxy.cfg": "deploy/haproxy.cfg.j2",
     }
     if project.resources or project.prompts:
         files[f"{pkg}/resources.json"] = "src/resources.json.j2"
@@ -695,6 +700,17 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             "Seconds an idle HTTP connection stays open (TS clients pause after listing)",
             "120",
         ),
+        (
+            f"{p}_REDIS_URL",
+            "Share rate limits and upstream 429 back-off with other replicas on Redis (needs the `redis` extra)",
+            None,
+        ),
+        (
+            f"{p}_REDIS_FAILURE",
+            "Redis unreachable: `open` applies limits per replica, `closed` refuses calls",
+            "open",
+        ),
+        (f"{p}_REDIS_TIMEOUT", "Deadline of one Redis check, connecting included, seconds", "0.25"),
         (
             f"{p}_AUDIT_LOG",
             "One JSON line per tool call on stderr: full (arguments redacted), minimal, off",

@@ -227,7 +227,7 @@ async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult
     refusal = guard.refusal(name)
     if refusal is not None:
         return error_result(f"Tool {name} is not available ({refusal}).")
-    limited = guard.admit(name, server=False)  # the server-wide token was taken for call_tool
+    limited = await guard.take(name, server=False)  # the server-wide token was taken for call_tool
     if limited is not None:
         audit.mark("rate_limited")
         return error_result(limited)
@@ -285,7 +285,7 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResu
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
         return error_result(str(exc))
     if response.status_code == 429:  # later calls wait out Retry-After here, not at the API
-        message, _ = guard.upstream_limited(429, response.headers.get("retry-after"))
+        message = await guard.shared_upstream_limited(429, response.headers.get("retry-after"))
         audit.mark("rate_limited")
         return error_result(message)
     return _http_result(name, response)
@@ -409,6 +409,7 @@ def serve_http(host: str, port: int) -> None:
     import uvicorn
 
     from .http_guard import auth_mode, protect, transport_security
+    from .shared import describe
 
     app = server().streamable_http_app(
         stateless_http=True,
@@ -419,7 +420,8 @@ def serve_http(host: str, port: int) -> None:
     shown = f"[{host}]" if ":" in host else host
     # On stderr (stdout is the protocol's on stdio): where to point a client, since uvicorn logs warnings only.
     print(
-        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp, {auth_mode()}",
+        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp, {auth_mode()}, "
+        f"{describe()}",
         file=sys.stderr,
         flush=True,
     )

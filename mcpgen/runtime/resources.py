@@ -226,7 +226,7 @@ async def _read(
         raise MCPError(code=types.INTERNAL_ERROR, message=str(exc)) from None
     status: int = response.status_code
     if status == 429:  # later reads and calls wait out Retry-After here, not at the API
-        message, _ = guard.upstream_limited(429, response.headers.get("retry-after"))
+        message = await guard.shared_upstream_limited(429, response.headers.get("retry-after"))
         audit.mark("rate_limited")
         raise MCPError(code=guarded.RATE_LIMITED, message=message)
     if status == 404:

@@ -25,6 +25,7 @@ from .project import Project, on_install
 from .project import current as current_project
 
 AuditMode = Literal["full", "minimal", "off"]
+RedisFailure = Literal["open", "closed"]
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 30.0
@@ -35,6 +36,7 @@ DEFAULT_MAX_CONNECTIONS = 100  # upstream connections open at once (httpx's defa
 DEFAULT_MAX_RESPONSE_BYTES = 20_000_000  # an upstream body, counted after decompression
 DEFAULT_MAX_UPLOAD_BYTES = 50_000_000  # one file part or binary body sent upstream
 MIN_BYTES = 1_000
+DEFAULT_REDIS_TIMEOUT = 0.25  # one shared rate-limit check (see `shared`), connecting included
 DEFAULT_HTTP_KEEP_ALIVE = 120  # uvicorn's 5 s closes the socket a TS client reuses after listing
 MIN_RESPONSE_CHARS = 1_000
 MIN_TOKEN_CHARS = 16  # PREFIX_MCP_TOKEN: shorter ones are guessable (and too short to redact)
@@ -87,6 +89,9 @@ class Settings:
     tool_rate_limits: dict[str, Rate] = field(default_factory=dict)
     mcp_token: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    redis_url: str | None = None  # rate limits shared by replicas (`shared`)
+    redis_failure: RedisFailure = "open"
+    redis_timeout: float = DEFAULT_REDIS_TIMEOUT
     audit_log: AuditMode = "full"
     redact: tuple[str, ...] = ()  # further env vars whose values are never shown
     # The values of the variables credentials are read from (empty ones left out).
@@ -133,10 +138,11 @@ def credential_variables(project: Project) -> tuple[str, ...]:
 def secret_variables(
     project: Project, environ: Mapping[str, str], redact: Iterable[str]
 ) -> list[str]:
-    """The credentials' variables, this server's token, any `PREFIX_*` variable named like a
-    secret, and those `PREFIX_REDACT` lists; `*_USERNAME` ones are not secret."""
+    """The credentials' variables, this server's token and Redis URL (it may hold a password),
+    any `PREFIX_*` variable named like a secret, and those `PREFIX_REDACT` lists; `*_USERNAME`
+    ones are not secret."""
     prefix = project.env_prefix
-    names = [*project.secret_env_vars, f"{prefix}_MCP_TOKEN"]
+    names = [*project.secret_env_vars, f"{prefix}_MCP_TOKEN", f"{prefix}_REDIS_URL"]
     names += [
         name
         for name in sorted(environ)
@@ -197,6 +203,9 @@ def load(
         tool_rate_limits=_tool_rates(p, environ, names, problems),
         mcp_token=_mcp_token(f"{p}_MCP_TOKEN", environ, problems),
         allowed_hosts=read("ALLOWED_HOSTS", _list, ()),
+        redis_url=read("REDIS_URL", _redis_url, None),
+        redis_failure=read("REDIS_FAILURE", _redis_failure, "open"),
+        redis_timeout=read("REDIS_TIMEOUT", _seconds, DEFAULT_REDIS_TIMEOUT),
         audit_log=read("AUDIT_LOG", _audit_mode, "full"),
         redact=read("REDACT", _list, ()),
         credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
@@ -405,6 +414,24 @@ def _patterns(tools: list[str]) -> Callable[[str, str], tuple[str, ...]]:
         return patterns
 
     return parse
+
+
+def _redis_url(variable: str, raw: str) -> str:
+    if not re.match(r"^(rediss?://[^\s/]*|unix:///\S+)", raw):
+        raise SettingsError(
+            f"{variable}: expected a redis://HOST:PORT/DB, rediss:// or unix:///PATH URL"
+        )
+    return raw
+
+
+def _redis_failure(variable: str, raw: str) -> RedisFailure:
+    modes: dict[str, RedisFailure] = {"open": "open", "closed": "closed"}
+    if raw.lower() in modes:
+        return modes[raw.lower()]
+    raise SettingsError(
+        f"{variable}={raw!r}: expected open (apply the limits per replica while Redis is "
+        "unreachable) or closed (refuse calls)"
+    )
 
 
 def _audit_mode(variable: str, raw: str) -> AuditMode:
