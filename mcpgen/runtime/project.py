@@ -44,7 +44,8 @@ class Project:
     # The spec declares no security scheme: PREFIX_BEARER_TOKEN and PREFIX_HEADERS are sent
     # with every request instead (see `settings.parse_headers`, `auth.apply`).
     generic_credentials: bool = False
-    icons: tuple[dict[str, Any], ...] = ()  # serverInfo.icons, as sent (src, mimeType, sizes, theme)
+    # serverInfo.icons, as sent (src, mimeType, sizes, theme)
+    icons: tuple[dict[str, Any], ...] = ()
     uploads: bool = False  # some tool uploads a local file by path (PREFIX_UPLOAD_DIR)
     has_resources: bool = False
     has_prompts: bool = False
