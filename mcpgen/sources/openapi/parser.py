@@ -234,7 +234,7 @@ class _Parser:
         env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
         for scheme in schemes.values():
             env_vars.extend(_scheme_env_vars(scheme))
-        generic = not schemes
+        generic = not schemes and bool(tools)
         if generic:
             env_vars.extend(self._generic_credentials(prefix))
         return Project(
