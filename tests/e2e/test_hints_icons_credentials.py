@@ -14,15 +14,18 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.stdio import get_default_environment
+from mcp.client.streamable_http import streamable_http_client
 from typer.testing import CliRunner
 
 from mcpgen.cli import app
 from tests.clients.harness import TS_PACKAGES, run_client, stdio_target
 from tests.npm import ensure_installed
 
+from .conftest import http_server
 from .upstream import Upstream
 
 PACKAGE = "nosec_mcp"
@@ -210,3 +213,28 @@ def test_typescript_clients_see_them(sdk: str, project: tuple[Path, str, str], u
     assert report["capabilities"]["tools"] == {"listChanged": False}
     # They speak the handshake era (2025-11-25), which defines no cache hints: none leak to them.
     assert report["listPage"] == {"ttlMs": None, "cacheScope": None}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_over_http_a_token_server_keeps_its_lists_private(
+    mode: str, project: tuple[Path, str, str], upstream: Upstream, tmp_path: Path
+) -> None:
+    """Streamable HTTP behind PREFIX_MCP_TOKEN: the same hints and icons; the lists are for token
+    holders only, so a 2026-07-28 client is told `cacheScope: private`."""
+    token = "mcp-token-for-the-e2e-test-0123"
+    variables = env(project[0], upstream, NOSEC_MCP_TOKEN=token)
+    with http_server(PACKAGE, variables, tmp_path / "http.log") as port:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http), mode=mode,  # type: ignore[arg-type]
+                   cache=None) as client,
+        ):
+            listed = await client.list_tools()
+            server_info, capabilities = client.server_info, client.server_capabilities
+    assert {t.name: hints(t.annotations) for t in listed.tools} == EXPECTED_HINTS
+    assert {t.name: dumped(t.icons) for t in listed.tools if t.icons} == EXPECTED_ICONS
+    assert server_info is not None and dumped(server_info.icons) == SERVER_ICONS
+    assert capabilities.tools is not None and capabilities.tools.list_changed is False
+    if mode == "auto":
+        assert (listed.ttl_ms, listed.cache_scope) == (300_000, "private")
