@@ -402,7 +402,7 @@ def parse_headers(variable: str, raw: str) -> tuple[tuple[str, str], ...]:
                 f"{variable}: expected a JSON object of header names to string values, "
                 "or `Name: value` lines"
             )
-        pairs = [(f"key {name!r}", name, text) for name, text in value.items()]
+        pairs = [(f"key {n}", name, text) for n, (name, text) in enumerate(value.items(), 1)]
     else:
         for number, line in enumerate(raw.splitlines(), 1):
             if not line.strip():
@@ -414,8 +414,10 @@ def parse_headers(variable: str, raw: str) -> tuple[tuple[str, str], ...]:
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
     for where, name, text in pairs:
-        if not _TOKEN.match(name):
-            raise SettingsError(f"{variable} {where}: {name[:40]!r} is not a header name")
+        if not _TOKEN.match(name):  # not shown: a mistyped line may hold the secret there
+            raise SettingsError(
+                f"{variable} {where}: not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+            )
         if name.lower() in _OWN_HEADERS:
             raise SettingsError(
                 f"{variable} {where}: {name} is written by the HTTP client itself; "

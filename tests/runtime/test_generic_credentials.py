@@ -75,7 +75,9 @@ def test_values_are_redacted(generic: Project, monkeypatch: pytest.MonkeyPatch) 
     ("variable", "raw", "expected"),
     [
         ("PETSTORE_HEADERS", "X-Api-Key " + KEY, "PETSTORE_HEADERS line 1: expected `Name: value`"),
-        ("PETSTORE_HEADERS", f"Bad Name: {KEY}", "PETSTORE_HEADERS line 1: 'Bad Name' is not a header name"),
+        ("PETSTORE_HEADERS", f"Bad Name: {KEY}", "PETSTORE_HEADERS line 1: not a header name"),
+        ("PETSTORE_HEADERS", f"Authorization Bearer {KEY}: x", "PETSTORE_HEADERS line 1: not a header name"),
+        ("PETSTORE_HEADERS", f'{{"ok": "1", "{KEY} x": "y"}}', "PETSTORE_HEADERS key 2: not a header name"),
         ("PETSTORE_HEADERS", f"Host: {KEY}", "PETSTORE_HEADERS line 1: Host is written by the HTTP client itself"),
         ("PETSTORE_HEADERS", f"A: 1\na: {KEY}", "PETSTORE_HEADERS line 2: a is given twice"),
         ("PETSTORE_HEADERS", '{"X-Api-Key": 5}', "PETSTORE_HEADERS: expected a JSON object of header names"),
