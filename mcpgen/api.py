@@ -34,6 +34,7 @@ from mcpgen.project.project_file import (
 from mcpgen.project.sync import Plan, apply, plan
 from mcpgen.rendering.render import render_project, render_user_files, runtime_files, wire_tool
 from mcpgen.transforms import resources
+from mcpgen.transforms.icons import apply_icons
 from mcpgen.transforms.overrides import apply_overrides
 from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree
@@ -331,6 +332,7 @@ def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
 
 
 PASSES: tuple[Pass, ...] = (
+    apply_icons,  # before the overrides: a tool's own icons replace its tag's
     apply_tool_overrides,
     route_operations,
     bind_resources,

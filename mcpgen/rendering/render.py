@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 
 from mcpgen import naming
-from mcpgen.ir import HttpBody, HttpRoute, Project, Prompt, Resource, SecurityScheme, Tool
+from mcpgen.ir import HttpBody, HttpRoute, Icon, Project, Prompt, Resource, SecurityScheme, Tool
 from mcpgen.rendering import project_tests
 from mcpgen.writer import LINE_LENGTH
 
@@ -271,6 +271,20 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
     annotations.update({k: v for k, v in hints.items() if v is not None})
     if annotations:
         out["annotations"] = annotations
+    if tool.icons:
+        out["icons"] = [icon_entry(icon) for icon in tool.icons]
+    return out
+
+
+def icon_entry(icon: Icon) -> dict[str, Any]:
+    """An MCP Icon as sent."""
+    out: dict[str, Any] = {"src": icon.src}
+    if icon.mime_type:
+        out["mimeType"] = icon.mime_type
+    if icon.sizes:
+        out["sizes"] = list(icon.sizes)
+    if icon.theme:
+        out["theme"] = icon.theme
     return out
 
 
@@ -525,6 +539,7 @@ def render_project(project: Project) -> dict[str, str]:
         "secret_env_vars": tuple(v.name for v in project.env_vars if v.secret),
         "credential_names": tuple(sorted({s.parameter for s in project.security_schemes})),
         "security_schemes": {s.name: security_view(s) for s in project.security_schemes},
+        "server_icons": tuple(icon_entry(icon) for icon in project.icons),
         "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
         "sends_bytes": _sends_bytes(project),
         "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},

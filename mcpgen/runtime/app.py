@@ -12,10 +12,11 @@ import json
 import logging
 import sys
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.caching import CacheHint
 
 from . import (
     audit,
@@ -361,6 +362,23 @@ async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallTool
     return json_result(name, value)
 
 
+LIST_TTL_MS = 300_000  # how long a client may reuse a list (2026-07-28 `ttlMs`)
+LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+
+
+def cache_hints() -> dict[Any, CacheHint]:
+    """Every list this server serves is fixed for the life of its process (`listChanged` is
+    false): the generated catalogue, custom_tools.py's, resources and prompts, filtered by
+    settings read at start-up (PREFIX_TOOLS_ALLOW, _READ_ONLY...). So a client may keep a list
+    for `LIST_TTL_MS`; a restart with other settings is seen after that at the latest. The
+    list is the same for every caller, but a server that requires a token (PREFIX_MCP_TOKEN)
+    keeps it to callers who have one: `private` then, else `public`. Reads (resources/read)
+    are the API's data: they keep the SDK's immediately-stale, private default."""
+    scope: Literal["public", "private"] = "private" if settings.current().mcp_token else "public"
+    hint = CacheHint(ttl_ms=LIST_TTL_MS, scope=scope)
+    return dict.fromkeys(LISTS, hint)
+
+
 @resets
 @cache
 def server() -> Server:
@@ -387,6 +405,8 @@ def server() -> Server:
         project.name,
         version=project.version,
         title=project.title,
+        icons=[types.Icon.model_validate(icon) for icon in project.icons] or None,
+        cache_hints=cache_hints(),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         **handlers,

@@ -112,7 +112,14 @@ _META_TOOLS: list[dict[str, Any]] = [
             },
             "required": ["name"],
         },
-        "annotations": {"title": "Call one tool", "openWorldHint": True},
+        # It runs whichever tool it is given: what the most dangerous of them may do.
+        "annotations": {
+            "title": "Call one tool",
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": False,
+            "openWorldHint": True,
+        },
     },
 ]
 

@@ -75,22 +75,35 @@ def tool(
         tool_name = name or function.__name__
         if tool_name in _REGISTERED:
             raise ValueError(f"custom tool {tool_name!r} is defined twice")
-        hints = {
-            "readOnlyHint": read_only,
-            "destructiveHint": destructive,
-            "idempotentHint": idempotent,
-            "openWorldHint": open_world,
-        }
         _REGISTERED[tool_name] = _describe(
             function,
             tool_name,
             title,
             description or inspect.getdoc(function) or tool_name,
-            {k: v for k, v in hints.items() if v is not None},
+            hints(read_only, destructive, idempotent, open_world),
         )
         return function
 
     return register
+
+
+def hints(
+    read_only: bool | None,
+    destructive: bool | None,
+    idempotent: bool | None,
+    open_world: bool | None,
+) -> dict[str, bool]:
+    """All four annotation hints, each stated (some clients refuse a tool without
+    `destructiveHint`): what is not given is what MCP clients assume of a tool they know
+    nothing about (it may change anything, twice is not once, it reaches the outside), except
+    that a read-only tool changes nothing, so it is not destructive and is idempotent."""
+    read = bool(read_only)
+    return {
+        "readOnlyHint": read,
+        "destructiveHint": (not read) if destructive is None else destructive,
+        "idempotentHint": read if idempotent is None else idempotent,
+        "openWorldHint": True if open_world is None else open_world,
+    }
 
 
 def _describe(

@@ -41,6 +41,11 @@ class Project:
     credential_names: tuple[str, ...] = ()
     # scheme name -> {"kind", "in", "name", "env": [vars], "tokenUrl"?} (see `auth`)
     security_schemes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The spec declares no security scheme: PREFIX_BEARER_TOKEN and PREFIX_HEADERS are sent
+    # with every request instead (see `settings.parse_headers`, `auth.apply`).
+    generic_credentials: bool = False
+    # serverInfo.icons, as sent (src, mimeType, sizes, theme)
+    icons: tuple[dict[str, Any], ...] = ()
     uploads: bool = False  # some tool uploads a local file by path (PREFIX_UPLOAD_DIR)
     has_resources: bool = False
     has_prompts: bool = False

@@ -15,6 +15,7 @@ import dataclasses
 import fnmatch
 import functools
 import ipaddress
+import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -98,6 +99,10 @@ class Settings:
     credentials: dict[str, str] = field(default_factory=dict)
     # Values never shown (see `secret_variables`), by variable.
     secrets: dict[str, str] = field(default_factory=dict)
+    # A spec declaring no security scheme (`Project.generic_credentials`): what every request
+    # carries, from PREFIX_BEARER_TOKEN and PREFIX_HEADERS (see `parse_headers`).
+    bearer_token: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
     def variable(self, name: str) -> str:
         return f"{self.prefix}_{name}"
@@ -211,9 +216,21 @@ def load(
         credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
     )
     listed = secret_variables(project, environ, settings.redact)
-    settings = dataclasses.replace(
-        settings, secrets={v: environ[v] for v in listed if environ.get(v)}
-    )
+    secrets = {v: environ[v] for v in listed if environ.get(v)}
+    if project.generic_credentials:
+        bearer = read("BEARER_TOKEN", _bearer, None)
+        none: tuple[tuple[str, str], ...] = ()
+        headers = read("HEADERS", parse_headers, none)
+        if bearer and any(name.lower() == "authorization" for name, _ in headers):
+            problems.append(
+                f"{p}_HEADERS sets Authorization and {p}_BEARER_TOKEN is set too: keep one of them"
+            )
+        # Each header's value is a secret on its own (the variable's whole text is one already).
+        secrets.update({f"{p}_HEADERS {name}": value for name, value in headers if value})
+        if environ.get(f"{p}_HEADERS"):
+            secrets[f"{p}_HEADERS"] = environ[f"{p}_HEADERS"]
+        settings = dataclasses.replace(settings, bearer_token=bearer, headers=headers)
+    settings = dataclasses.replace(settings, secrets=secrets)
     if problems:
         raise SettingsError("\n".join(problems))
     return settings
@@ -358,6 +375,70 @@ def _url(variable: str, raw: str) -> str:
     if not re.match(r"^https?://[^\s/]+", raw):
         raise SettingsError(f"{variable}={raw!r}: expected an http:// or https:// URL")
     return raw
+
+
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 field name
+# Headers the HTTP client itself writes from the request: configuring them would corrupt it.
+_OWN_HEADERS = frozenset(
+    {"host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer"}
+    | {"keep-alive", "proxy-connection", "content-type", "cookie"}
+)
+
+
+def _bearer(variable: str, raw: str) -> str:
+    """A bearer token: one word of printable ASCII (RFC 6750 b64token and more). Its value is
+    never put in a message."""
+    if not re.fullmatch(r"[\x21-\x7e]+", raw):
+        raise SettingsError(
+            f"{variable}: expected the token alone (printable ASCII, no spaces; without "
+            "'Bearer ' in front)"
+        )
+    return raw
+
+
+def parse_headers(variable: str, raw: str) -> tuple[tuple[str, str], ...]:
+    """Headers every upstream request carries: `Name: value` lines, or a JSON object
+    (`{"X-Api-Key": "..."}`). Names are checked, values must fit on one line; no value is
+    ever put in a message (they are secrets), only the line or name at fault."""
+    pairs: list[tuple[str, str, str]] = []  # (where, name, value)
+    if raw.startswith("{"):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise SettingsError(
+                f"{variable}: expected a JSON object of header names to string values, "
+                "or `Name: value` lines"
+            )
+        pairs = [(f"key {n}", name, text) for n, (name, text) in enumerate(value.items(), 1)]
+    else:
+        for number, line in enumerate(raw.splitlines(), 1):
+            if not line.strip():
+                continue
+            name, colon, text = line.partition(":")
+            if not colon:
+                raise SettingsError(f"{variable} line {number}: expected `Name: value`")
+            pairs.append((f"line {number}", name.strip(), text.strip()))
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+    for where, name, text in pairs:
+        if not _TOKEN.match(name):  # not shown: a mistyped line may hold the secret there
+            raise SettingsError(
+                f"{variable} {where}: not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+            )
+        if name.lower() in _OWN_HEADERS:
+            raise SettingsError(
+                f"{variable} {where}: {name} is written by the HTTP client itself; "
+                "it cannot be configured"
+            )
+        if name.lower() in seen:
+            raise SettingsError(f"{variable} {where}: {name} is given twice")
+        if re.search(r"[\x00-\x08\x0a-\x1f\x7f]", text):
+            raise SettingsError(f"{variable} {where}: the value of {name} has a control character")
+        seen.add(name.lower())
+        out.append((name, text))
+    return tuple(out)
 
 
 def _seconds(variable: str, raw: str) -> float:

@@ -395,7 +395,7 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
         input_schema=input_schema,
         output_schema=output_schema,
         wraps_result=wraps,
-        annotations=Annotations(),
+        annotations=PYTHON_ANNOTATIONS,
         origin=Origin(file=file, line=line),
         python_name=naming.python_identifier(attr),
         call=PythonCall(
@@ -405,6 +405,11 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
         ),
     )
     return _Draft(attr, tool)
+
+
+# A function can do anything: the hints MCP clients assume when none is given (spec
+# 2025-11-25 ToolAnnotations), stated explicitly; mcpgen.toml's `annotations` override them.
+PYTHON_ANNOTATIONS = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 
 
 def _prompt(attr: str, loaded: _Loaded, diagnostics: Diagnostics) -> Prompt | None:

@@ -3,7 +3,9 @@
 //   node ts_client.mjs v1|v2 PLAN.json URL
 //   node ts_client.mjs v1|v2 PLAN.json -- COMMAND [ARG...]      (stdio; the server gets this process's env)
 //
-// PLAN.json: {"calls": [{"name": "getPetById", "arguments": {"petId": 1}}, ...]}
+// PLAN.json: {"calls": [{"name": "getPetById", "arguments": {"petId": 1}}, ...], "details": false}
+// ("details": true adds toolDetails [{name, annotations, icons}], serverInfo, capabilities and
+// listPage {ttlMs, cacheScope} to the report)
 // v1 is @modelcontextprotocol/sdk 1.x (Claude Desktop, Cursor, VS Code today), v2 is
 // @modelcontextprotocol/client 2.x. Both are used as an application would: default options, so
 // structuredContent is validated against outputSchema (ajv + ajv-formats) exactly as they ship.
@@ -85,6 +87,14 @@ async function main() {
     const { tools, pages } = await listAll(sdk, client);
     report.tools = tools.length;
     report.pages = pages;
+    if (plan.details) {
+      // What the application sees of each tool, of the server and of one tools/list page.
+      report.toolDetails = tools.map((t) => ({ name: t.name, annotations: t.annotations ?? null, icons: t.icons ?? null }));
+      report.serverInfo = client.getServerVersion?.() ?? null;
+      report.capabilities = client.getServerCapabilities?.() ?? null;
+      const page = await client.listTools();
+      report.listPage = { ttlMs: page.ttlMs ?? null, cacheScope: page.cacheScope ?? null };
+    }
   } catch (error) {
     report.listError = message(error);
   }

@@ -501,7 +501,7 @@ def test_file_target_project(tmp_path: Path) -> None:
     [t] = project.tools
     assert t.call == PythonCall(module=".source.my_tools", function="f", is_async=False)
     assert (t.origin.file, t.python_name) == (str(path), "f")
-    assert t.annotations == Annotations()
+    assert t.annotations == Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 
 
 def test_name_option_is_slugged(tmp_path: Path) -> None:

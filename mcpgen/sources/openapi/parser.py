@@ -25,6 +25,7 @@ from mcpgen.ir import (
     HttpBody,
     HttpParam,
     HttpRoute,
+    Icon,
     JsonSchema,
     Origin,
     ParamLocation,
@@ -34,7 +35,7 @@ from mcpgen.ir import (
     Tool,
 )
 from mcpgen.models.generate import ModelIndex, ModelJob, start_models
-from mcpgen.options import OperationFilter
+from mcpgen.options import IconSpec, OperationFilter
 from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
 from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
@@ -48,6 +49,7 @@ from mcpgen.schema.portable import split_type_unions
 from mcpgen.sources.openapi.document import load_document
 from mcpgen.sources.openapi.refs import bundle
 from mcpgen.sources.openapi.swagger2 import is_swagger2, to_openapi3
+from mcpgen.transforms import icons
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _LOCATION_ORDER = {"path": 0, "query": 1, "header": 2, "cookie": 3, "body": 4}
@@ -232,6 +234,9 @@ class _Parser:
         env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
         for scheme in schemes.values():
             env_vars.extend(_scheme_env_vars(scheme))
+        generic = not schemes and bool(tools)
+        if generic:
+            env_vars.extend(self._generic_credentials(prefix))
         return Project(
             name=name,
             package=naming.package_name(name),
@@ -246,7 +251,40 @@ class _Parser:
             security_schemes=tuple(schemes.values()),
             env_vars=tuple(env_vars),
             models=model_index.modules,
+            generic_credentials=generic,
+            icons=self._logo(info),
         )
+
+    def _logo(self, info: dict[str, Any]) -> tuple[Icon, ...]:
+        """The server's icon from `info.x-logo.url` (the Redoc extension), when it is one MCP
+        clients may load: an https: URL or a data: URI of an image."""
+        logo = info.get("x-logo")
+        url = logo.get("url") if isinstance(logo, dict) else None
+        if url is None:
+            return ()
+        pointer = "/info/x-logo/url"
+        why = icons.problem(url) if isinstance(url, str) and url else "not a string"
+        if why is not None:
+            self._warn(f"x-logo is not used as the server's icon: {why}", pointer)
+            return ()
+        return (icons.icon(IconSpec(src=url)),)
+
+    def _generic_credentials(self, prefix: str) -> list[EnvVar]:
+        """A spec declaring no (usable) security scheme - GitHub's, for one - still often needs
+        a token: the server takes one, or any headers, from the environment, and says so."""
+        raw = (self.doc.get("components") or {}).get("securitySchemes")
+        what = "declares no security scheme" if not raw else "declares no security scheme mcpgen supports"
+        self.diag.warning(
+            f"{self.path.name} {what}: the generated server sends no credentials unless "
+            f"{prefix}_BEARER_TOKEN or {prefix}_HEADERS is set",
+            "/components/securitySchemes",
+            f"if the API needs a token, set {prefix}_BEARER_TOKEN (sent as `Authorization: Bearer ...`) "
+            f"or {prefix}_HEADERS (`Name: value` lines, or a JSON object) in the server's environment",
+        )
+        return [
+            EnvVar(f"{prefix}_BEARER_TOKEN", "Token sent as `Authorization: Bearer <token>` with every request (the spec declares no security scheme)", None, secret=True),
+            EnvVar(f"{prefix}_HEADERS", "Headers sent with every request: `Name: value` lines or a JSON object; values are redacted like secrets", None),
+        ]
 
     def _base_url(self) -> str | None:
         """The first server's URL, variables set to their defaults; a relative one resolved
@@ -548,12 +586,7 @@ class _Parser:
             input_schema=input_schema,
             output_schema=output_schema,
             wraps_result=wraps,
-            annotations=Annotations(
-                read_only=True if method in ("GET", "HEAD") else None,
-                destructive=True if method == "DELETE" else None,
-                idempotent=True if method in ("PUT",) else None,
-                open_world=True,
-            ),
+            annotations=method_annotations(method),
             origin=Origin(self.path.name, op.pointer),
             python_name=python_name,
             tags=tuple(t for t in op.node.get("tags") or () if isinstance(t, str)),
@@ -838,6 +871,20 @@ def _schemas_blanked(node: Any) -> Any:
     if isinstance(node, list):
         return [_schemas_blanked(value) for value in node]
     return node
+
+
+_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def method_annotations(method: str) -> Annotations:
+    """All four hints, from the HTTP method's semantics (RFC 9110 §9.2): GET, HEAD and OPTIONS
+    read; PUT and DELETE are idempotent and change or remove what is there; POST, PATCH
+    (and anything else) may change anything, and twice is not once. Every tool reaches the
+    API, an open world. mcpgen.toml's `[tools.<name>] annotations` override them."""
+    if method in _SAFE_METHODS:
+        return Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
+    idempotent = method in ("PUT", "DELETE")
+    return Annotations(read_only=False, destructive=True, idempotent=idempotent, open_world=True)
 
 
 def _scheme_env_vars(scheme: SecurityScheme) -> list[EnvVar]:
