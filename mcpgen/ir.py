@@ -117,6 +117,9 @@ class Tool:
     # The full input schema the server validates against, when a client profile
     # advertises a simpler `input_schema` (None: the advertised one is the full one).
     input_validation: JsonSchema | None = None
+    # OAuth scopes a caller needs (PREFIX_AUTH=oauth): alternatives, each a set all of whose
+    # scopes are needed; None: not stated, the project's `default_scopes` apply.
+    scopes: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,4 +232,5 @@ class Project:
     client_profile: str | None = None
     resources: tuple[Resource, ...] = ()
     max_response_chars: int = 100_000  # default cap of one tool result, in characters
+    default_scopes: tuple[str, ...] = ()  # OAuth scopes of tools that state none (Options)
     files_read: tuple[str, ...] = ()  # every file (or URL) the source was read from, as diagnostics name them

@@ -101,6 +101,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
             "description": o.description,
             "hidden": o.hidden,
             "annotations": [(k, getattr(o, k)) for k in ANNOTATION_HINTS if getattr(o, k) is not None],
+            "scopes": o.scopes,
         }
         for o in options.overrides
     ]
@@ -125,6 +126,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         allow_refs_outside=options.allow_refs_outside,
         client_profile=options.client_profile or "",
         resources=options.resources,
+        default_scopes=options.default_scopes,
     )
     tables = [_prompt_table(p) for p in options.prompts]
     tables += [_route_table(r) for r in options.routes]

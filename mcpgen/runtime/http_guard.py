@@ -130,16 +130,36 @@ async def _plain(send: Send, status: int, text: str, head_only: bool = False) ->
     await send({"type": "http.response.body", "body": b"" if head_only else body})
 
 
-def auth_mode() -> str:
+def resource_url(host: str, port: int) -> str:
+    """This server's URL as tokens name it (`PREFIX_OAUTH_RESOURCE`; default: the bind
+    address, which is right only where clients reach it so)."""
+    configured = settings.current().oauth_resource
+    if configured:
+        return configured
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/mcp"
+
+
+def auth_mode(resource: str = "") -> str:
     """How HTTP clients are let in, for the start-up line."""
-    if settings.current().mcp_token:
+    current = settings.current()
+    if current.auth == "oauth":
+        how = "introspection" if current.oauth_introspection_url else "JWT"
+        return f"OAuth ({how} tokens from {current.oauth_issuer} for {resource})"
+    if current.mcp_token:
         return f"bearer token required ({settings.current().variable('MCP_TOKEN')})"
     return "no authentication (loopback only)"
 
 
-def protect(app: ASGIApp) -> ASGIApp:
+def protect(app: ASGIApp, resource: str = "") -> ASGIApp:
     """`app` behind the token check when `PREFIX_MCP_TOKEN` is set, and the greeting for
-    plain GETs in front of both."""
+    plain GETs in front of both; with `PREFIX_AUTH=oauth`, behind the OAuth gate (which
+    serves the metadata documents first) instead."""
+    if settings.current().auth == "oauth":
+        from .oauth import OAuthGate, OAuthVerifier
+
+        verifier = OAuthVerifier(settings.current(), resource)
+        return OAuthGate(Greeter(app, current().name), verifier)
     token = settings.current().mcp_token
     gated = BearerGate(app, token) if token else app
     return Greeter(gated, current().name)

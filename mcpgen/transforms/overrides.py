@@ -65,6 +65,8 @@ def _overridden(tool: Tool, override: ToolOverride, diagnostics: Diagnostics) ->
         changes["title"] = override.title or None
     if override.description is not None:
         changes["description"] = override.description
+    if override.scopes is not None:
+        changes["scopes"] = (tuple(sorted(set(override.scopes))),)
     hints = {h: getattr(override, h) for h in _HINTS if getattr(override, h) is not None}
     if hints:
         changes["annotations"] = replace(tool.annotations, **hints) if tool.annotations else Annotations(**hints)
