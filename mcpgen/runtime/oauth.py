@@ -413,11 +413,14 @@ def access_token(token: str, caller: Principal, resource: str) -> AccessToken:
 
 
 def metadata_document(resource: str, issuer: str) -> bytes:
-    document = ProtectedResourceMetadata(
-        resource=AnyHttpUrl(resource),
-        authorization_servers=[AnyHttpUrl(issuer)],
-        scopes_supported=all_scopes() or None,
-        resource_name=current_project().title,
+    # Validated from text: the model keeps an issuer's empty path as it is (exact comparison).
+    document = ProtectedResourceMetadata.model_validate(
+        {
+            "resource": resource,
+            "authorization_servers": [issuer],
+            "scopes_supported": all_scopes() or None,
+            "resource_name": current_project().title,
+        }
     )
     return document.model_dump_json(exclude_none=True).encode()
 
