@@ -1,19 +1,23 @@
-"""A real OAuth authorization server's public side on 127.0.0.1, for resource-server tests.
+"""A real OAuth authorization server on 127.0.0.1, for resource-server tests.
 
 It serves RFC 8414 metadata (`/.well-known/oauth-authorization-server`), a JWKS (`/jwks`)
-of real RSA and EC public keys, and an RFC 7662 introspection endpoint (`/introspect`,
-client_secret_basic). Tokens are signed here with PyJWT; every request is recorded, so a
-test can count JWKS fetches and introspection calls.
+of real RSA and EC public keys, an RFC 7662 introspection endpoint (`/introspect`,
+client_secret_basic), and enough of the authorization-code flow for the SDK's
+`OAuthClientProvider`: dynamic registration (`/register`), `/authorize` (the "user" consents
+at once to the requested scopes that `grantable` holds, redirecting with a code) and
+`/token` (PKCE S256 checked; the JWT's `aud` is the RFC 8707 `resource` asked for). Tokens
+are signed with PyJWT; every request is recorded, so a test can count fetches and calls.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import time
 import uuid
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 import jwt
 from cryptography.hazmat.primitives import serialization
@@ -55,6 +59,9 @@ class AuthServer(RecordingServer[Recorded]):
         self.ec = SigningKey("EC", "ec-1")
         self.published = [self.rsa, self.ec]
         self.introspected: dict[str, dict[str, Any]] = {}  # opaque token -> its answer
+        self.grantable: set[str] = set()  # the scopes the "user" consents to at /authorize
+        self.codes: dict[str, dict[str, str]] = {}  # authorization code -> what it was issued for
+        self.issued: list[dict[str, Any]] = []  # the claims of every token /token issued
 
     def token(
         self,
@@ -104,9 +111,21 @@ class AuthServer(RecordingServer[Recorded]):
                 "introspection_endpoint": f"{self.origin}/introspect",
                 "authorization_endpoint": f"{self.origin}/authorize",
                 "token_endpoint": f"{self.origin}/token",
+                "registration_endpoint": f"{self.origin}/register",
                 "response_types_supported": ["code"],
+                "grant_types_supported": ["authorization_code"],
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["none"],
             }
             return self._json(handler, 200, document)
+        if request.path == "/register" and request.method == "POST":
+            registration = {**request.json(), "client_id": "client-" + uuid.uuid4().hex[:8]}
+            registration["token_endpoint_auth_method"] = "none"
+            return self._json(handler, 201, registration)
+        if request.path == "/authorize":
+            return self._authorize(handler, {k: v[0] for k, v in parse_qs(request.query).items()})
+        if request.path == "/token" and request.method == "POST":
+            return self._token(handler, {k: v[0] for k, v in parse_qs(request.body.decode()).items()})
         if request.path == "/jwks":
             return self._json(handler, 200, {"keys": [k.jwk() for k in self.published]})
         if request.path == "/introspect" and request.method == "POST":
@@ -116,6 +135,27 @@ class AuthServer(RecordingServer[Recorded]):
             token = parse_qs(request.body.decode()).get("token", [""])[0]
             return self._json(handler, 200, self.introspected.get(token, {"active": False}))
         return self._json(handler, 404, {"error": "not found"})
+
+    def _authorize(self, handler: Handler, query: dict[str, str]) -> None:
+        granted = sorted(set(query.get("scope", "").split()) & self.grantable)
+        code = uuid.uuid4().hex
+        self.codes[code] = {**query, "scope": " ".join(granted)}
+        location = query["redirect_uri"] + "?" + urlencode({"code": code, "state": query.get("state", "")})
+        handler.send(302, {"Location": location, "Content-Length": "0"})
+
+    def _token(self, handler: Handler, form: dict[str, str]) -> None:
+        asked = self.codes.pop(form.get("code", ""), None)
+        if asked is None or form.get("grant_type") != "authorization_code":
+            return self._json(handler, 400, {"error": "invalid_grant"})
+        verifier = form.get("code_verifier", "").encode()
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).rstrip(b"=").decode()
+        if challenge != asked.get("code_challenge") or form.get("client_id") != asked.get("client_id"):
+            return self._json(handler, 400, {"error": "invalid_grant", "error_description": "PKCE"})
+        resource = form.get("resource") or asked.get("resource") or "no-resource-asked"
+        token = self.token(resource, asked["scope"], subject="user-1", client_id=asked["client_id"])
+        self.issued.append(jwt.decode(token, options={"verify_signature": False}))
+        answer = {"access_token": token, "token_type": "Bearer", "expires_in": 300, "scope": asked["scope"]}
+        return self._json(handler, 200, answer)
 
     @staticmethod
     def _json(handler: Handler, status: int, value: Any) -> None:

@@ -444,3 +444,76 @@ def test_oauth_allows_binding_beyond_loopback(project: Path, auth_server: AuthSe
         status, headers, _ = raw_post(f"http://127.0.0.1:{port}/mcp", None, LIST)
         expected = 'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"'
         assert status == 401 and expected in headers["www-authenticate"]
+
+
+# -- the SDK's own OAuth client: discovery from the challenge, then step-up --------
+
+
+class MemoryStorage:
+    """The SDK's `TokenStorage`, in memory."""
+
+    def __init__(self) -> None:
+        self.tokens: Any = None
+        self.client: Any = None
+
+    async def get_tokens(self) -> Any:
+        return self.tokens
+
+    async def set_tokens(self, tokens: Any) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> Any:
+        return self.client
+
+    async def set_client_info(self, client_info: Any) -> None:
+        self.client = client_info
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_the_sdk_oauth_client_discovers_the_issuer_and_steps_up_on_403(
+    jwt_server: tuple[str, Path], auth_server: AuthServer, mode: str
+) -> None:
+    """`OAuthClientProvider` meets the 401, reads our RFC 9728 document, registers at the
+    issuer, authorizes with PKCE and `resource`, and after a 403 insufficient_scope authorizes
+    again for the union of scopes: what the spec's clients do, against the generated server."""
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+
+    url, _ = jwt_server
+    redirects: list[str] = []
+
+    async def redirect_handler(authorization_url: str) -> None:  # the browser: follow to the callback
+        async with httpx2.AsyncClient() as browser:
+            answer = await browser.get(authorization_url)
+        assert answer.status_code == 302
+        redirects.append(answer.headers["location"])
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        query = httpx2.URL(redirects[-1]).params
+        return AuthorizationCodeResult(code=query["code"], state=query["state"])
+
+    provider = OAuthClientProvider(
+        server_url=url,
+        client_metadata=OAuthClientMetadata(
+            client_name="test", redirect_uris=["http://127.0.0.1:9/callback"], token_endpoint_auth_method="none"
+        ),
+        storage=MemoryStorage(),
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+    auth_server.grantable = {"pets:read"}  # the user consents to reading only
+    auth_server.issued.clear()
+    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as connected:  # type: ignore[arg-type]
+            names = sorted(t.name for t in (await connected.list_tools()).tools)
+            assert names == ["health", "listPets"]
+            first = auth_server.issued[-1]
+            assert first["aud"] == url  # RFC 8707: the client asked for this resource
+            assert first["scope"] == "pets:read"
+            auth_server.grantable = {"pets:read", "pets:write"}  # the user now allows writing
+            result = await connected.call_tool("addPet", {"name": "Tom"})  # 403, step-up, retried
+            assert not result.is_error, result
+            assert auth_server.issued[-1]["scope"] == "pets:read pets:write"
+            names = sorted(t.name for t in (await connected.list_tools()).tools)
+            assert names == ["addPet", "health", "listPets"]
+    assert len(auth_server.issued) == 2
