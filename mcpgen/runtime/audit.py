@@ -123,9 +123,7 @@ def finish(call: ToolCall, outcome: str, detail: str | None = None) -> None:
         ),
     }
     if call.principal is not None:
-        line["principal"] = {
-            k: _short(v) if isinstance(v, str) else v for k, v in call.principal.items()
-        }
+        line["principal"] = safe_arguments(call.principal)  # sizes bounded like arguments
     if detail:
         line["detail"] = _short(detail)
     if mode() == "full":

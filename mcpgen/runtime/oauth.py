@@ -288,8 +288,11 @@ class OAuthVerifier:
                         await self._load_keys()
                 found = self._match(kid, alg)
         elif time.monotonic() - self.fetched > MAX_KEYS_AGE:
-            async with self.lock:
-                await self._load_keys()
+            try:
+                async with self.lock:
+                    await self._load_keys()
+            except Unavailable:  # the keys in hand stay good until the issuer answers again
+                return found
             found = self._match(kid, alg)
         if found is None:
             raise Refused("no key of the issuer matches the token's kid")

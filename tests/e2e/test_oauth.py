@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from mcp import Client, MCPError
@@ -128,9 +129,11 @@ def jwt_server(project: Path, auth_server: AuthServer, upstream: Upstream, tmp_p
 
 @contextlib.asynccontextmanager
 async def client(url: str, token: str, mode: str) -> AsyncIterator[Client]:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as connected:  # type: ignore[arg-type]
-            yield connected
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as connected,  # type: ignore[arg-type]
+    ):
+        yield connected
 
 
 def raw_post(url: str, token: str | None, body: dict[str, Any], version: str = "2025-11-25") -> tuple[int, dict[str, str], Any]:
@@ -335,7 +338,7 @@ async def test_the_audit_line_names_the_principal(jwt_server: tuple[str, Path], 
         lines = [json.loads(x) for x in log.read_text().splitlines() if x.startswith("{") and '"carol"' in x]
         if lines:
             break
-        time.sleep(0.05)
+        await anyio.sleep(0.05)
     assert lines, log.read_text()[-2000:]
     assert lines[-1]["principal"] == {"sub": "carol", "client_id": "carol-app", "scopes": ["pets:read"]}
     assert lines[-1]["tool"] == "listPets" and lines[-1]["outcome"] == "ok"
@@ -503,17 +506,19 @@ async def test_the_sdk_oauth_client_discovers_the_issuer_and_steps_up_on_403(
     )
     auth_server.grantable = {"pets:read"}  # the user consents to reading only
     auth_server.issued.clear()
-    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as connected:  # type: ignore[arg-type]
-            names = sorted(t.name for t in (await connected.list_tools()).tools)
-            assert names == ["health", "listPets"]
-            first = auth_server.issued[-1]
-            assert first["aud"] == url  # RFC 8707: the client asked for this resource
-            assert first["scope"] == "pets:read"
-            auth_server.grantable = {"pets:read", "pets:write"}  # the user now allows writing
-            result = await connected.call_tool("addPet", {"name": "Tom"})  # 403, step-up, retried
-            assert not result.is_error, result
-            assert auth_server.issued[-1]["scope"] == "pets:read pets:write"
-            names = sorted(t.name for t in (await connected.list_tools()).tools)
-            assert names == ["addPet", "health", "listPets"]
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as connected,  # type: ignore[arg-type]
+    ):
+        names = sorted(t.name for t in (await connected.list_tools()).tools)
+        assert names == ["health", "listPets"]
+        first = auth_server.issued[-1]
+        assert first["aud"] == url  # RFC 8707: the client asked for this resource
+        assert first["scope"] == "pets:read"
+        auth_server.grantable = {"pets:read", "pets:write"}  # the user now allows writing
+        result = await connected.call_tool("addPet", {"name": "Tom"})  # 403, step-up, retried
+        assert not result.is_error, result
+        assert auth_server.issued[-1]["scope"] == "pets:read pets:write"
+        names = sorted(t.name for t in (await connected.list_tools()).tools)
+        assert names == ["addPet", "health", "listPets"]
     assert len(auth_server.issued) == 2

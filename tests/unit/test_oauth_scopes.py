@@ -11,7 +11,6 @@ from typing import Any
 from mcpgen.api import generate_openapi
 from mcpgen.options import Options, ToolOverride
 from mcpgen.project.project_file import ProjectFile, read_project_file, render_project_file
-
 from tests.unit.spec_helpers import ok, parse, spec
 
 SCHEMES = {
