@@ -291,21 +291,29 @@ def check_environment(
     http_host: str | None = None,
     base_url: str | None = None,
 ) -> Settings:
-    """`load`, plus what serving needs: binding beyond loopback requires a token."""
+    """`load`, plus what serving needs: binding beyond loopback requires a token (or OAuth,
+    with the public URL tokens are issued for)."""
     problems: list[str] = []
+    p = project.env_prefix
     try:
         settings = load(project, environ, tools, base_url)
     except SettingsError as exc:
         problems.append(str(exc))
+        oauth = environ.get(f"{p}_AUTH", "").strip().lower() == "oauth"
         settings = Settings(
-            prefix=project.env_prefix, mcp_token=environ.get(f"{project.env_prefix}_MCP_TOKEN")
+            prefix=p, mcp_token=environ.get(f"{p}_MCP_TOKEN"), auth="oauth" if oauth else "token"
         )
-    protected = settings.mcp_token or settings.auth == "oauth"
-    if http_host is not None and not is_loopback(http_host) and not protected:
+    wide = http_host is not None and not is_loopback(http_host)
+    if wide and not (settings.mcp_token or settings.auth == "oauth"):
         problems.append(
             f"--host {http_host} accepts connections from other machines: set "
-            f"{project.env_prefix}_MCP_TOKEN to a long random string (clients send it as "
+            f"{p}_MCP_TOKEN to a long random string (clients send it as "
             "'Authorization: Bearer <token>'), or bind to 127.0.0.1."
+        )
+    if wide and settings.auth == "oauth" and not environ.get(f"{p}_OAUTH_RESOURCE", "").strip():
+        problems.append(
+            f"--host {http_host} with {p}_AUTH=oauth: set {p}_OAUTH_RESOURCE to the URL clients "
+            "reach this server at (e.g. https://mcp.example.com/mcp), the audience of its tokens."
         )
     if problems:
         raise SettingsError("\n".join(problems))

@@ -278,6 +278,14 @@ def test_oauth_settings_parse_and_explain(project: Project) -> None:
 
 def test_oauth_counts_as_protection_beyond_loopback(project: Project) -> None:
     environ = {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://as.example"}
+    assert settings.check_environment(project, environ, [], http_host="127.0.0.1").auth == "oauth"
+    with pytest.raises(settings.SettingsError, match="set PETSTORE_OAUTH_RESOURCE to the URL") as refused:
+        settings.check_environment(project, environ, [], http_host="0.0.0.0")
+    assert "MCP_TOKEN" not in str(refused.value)
+    environ["PETSTORE_OAUTH_RESOURCE"] = RESOURCE
     assert settings.check_environment(project, environ, [], http_host="0.0.0.0").auth == "oauth"
     with pytest.raises(settings.SettingsError, match="PETSTORE_MCP_TOKEN"):
         settings.check_environment(project, {}, [], http_host="0.0.0.0")
+    with pytest.raises(settings.SettingsError) as refused:  # a malformed OAuth setting: said once
+        settings.check_environment(project, {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_RESOURCE": RESOURCE}, [], http_host="0.0.0.0")
+    assert "PETSTORE_OAUTH_ISSUER" in str(refused.value) and "MCP_TOKEN" not in str(refused.value)
