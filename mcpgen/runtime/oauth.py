@@ -224,6 +224,7 @@ class OAuthVerifier:
         self.lock = anyio.Lock()
         self.cache: OrderedDict[str, tuple[float, Principal]] = OrderedDict()
         self.fetches = 0  # JWKS fetches, for tests of the refresh limit
+        self.failure: str | None = None  # why the last JWKS fetch failed
 
     @property
     def audiences(self) -> list[str]:
@@ -281,12 +282,13 @@ class OAuthVerifier:
     async def _key(self, kid: str | None, alg: str) -> jwt.PyJWK:
         found = self._match(kid, alg)
         if found is None:
-            stale = time.monotonic() - self.fetched
-            if stale >= MIN_REFRESH or not self.keys:
+            if time.monotonic() - self.fetched >= MIN_REFRESH:
                 async with self.lock:
-                    if time.monotonic() - self.fetched >= MIN_REFRESH or not self.keys:
+                    if time.monotonic() - self.fetched >= MIN_REFRESH:
                         await self._load_keys()
                 found = self._match(kid, alg)
+            elif self.failure is not None:  # the last fetch failed, under MIN_REFRESH ago
+                raise Unavailable(self.failure)
         elif time.monotonic() - self.fetched > MAX_KEYS_AGE:
             try:
                 async with self.lock:
@@ -313,6 +315,14 @@ class OAuthVerifier:
     async def _load_keys(self) -> None:
         self.fetched = time.monotonic()  # failures count too: the limit protects the issuer
         self.fetches += 1
+        try:
+            await self._fetch_keys()
+        except Unavailable as exc:
+            self.failure = str(exc)
+            raise
+        self.failure = None
+
+    async def _fetch_keys(self) -> None:
         url = self.jwks_url or await self._discover_jwks()
         document = await _fetch_json("GET", url)
         raw = document.get("keys") if isinstance(document, dict) else None

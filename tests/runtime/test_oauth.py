@@ -116,6 +116,14 @@ async def test_the_jwks_fetch_is_capped_in_bytes_and_time(
     verifier.fetched -= oauth.MIN_REFRESH
     with pytest.raises(oauth.Unavailable, match="no answer"):
         await verifier.check(auth_server.token(RESOURCE))
+    fetched = auth_server.fetches("/jwks")
+    for _ in range(3):  # an issuer that fails is not asked again within MIN_REFRESH: 503s, not fetches
+        with pytest.raises(oauth.Unavailable, match="no answer"):
+            await verifier.check(auth_server.token(RESOURCE))
+    assert auth_server.fetches("/jwks") == fetched
+    auth_server.delay = 0.0
+    verifier.fetched -= oauth.MIN_REFRESH
+    assert (await verifier.check(auth_server.token(RESOURCE))).subject == "alice"  # it recovered
     assert auth_server.fetches("/.well-known/oauth-authorization-server") == 0  # the URL was given
 
 
