@@ -295,7 +295,11 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
     from mcpgen.clients import lint
 
     project = dataclasses.replace(
-        project, tool_mode=options.tool_mode, page_size=options.page_size, max_response_chars=options.max_response_chars
+        project,
+        tool_mode=options.tool_mode,
+        page_size=options.page_size,
+        max_response_chars=options.max_response_chars,
+        default_scopes=options.default_scopes,
     )
     if project.tool_mode == "dynamic":
         project = _clear_meta_tool_names(project, notes)

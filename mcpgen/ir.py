@@ -128,6 +128,9 @@ class Tool:
     # advertises a simpler `input_schema` (None: the advertised one is the full one).
     input_validation: JsonSchema | None = None
     icons: tuple[Icon, ...] = ()
+    # OAuth scopes a caller needs (PREFIX_AUTH=oauth): alternatives, each a set all of whose
+    # scopes are needed; None: not stated, the project's `default_scopes` apply.
+    scopes: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,4 +246,5 @@ class Project:
     # The spec declares no (usable) security scheme: PREFIX_BEARER_TOKEN / PREFIX_HEADERS instead
     generic_credentials: bool = False
     icons: tuple[Icon, ...] = ()  # serverInfo.icons
+    default_scopes: tuple[str, ...] = ()  # OAuth scopes of tools that state none (Options)
     files_read: tuple[str, ...] = ()  # every file (or URL) the source was read from, as diagnostics name them

@@ -150,6 +150,8 @@ class ToolOverride(_Model):
     idempotent: Hint = None
     open_world: Hint = None
     icons: Icons = ()
+    # OAuth scopes a caller needs for this tool (all of them), instead of the spec's; [] = none
+    scopes: Annotated[tuple[str, ...] | None, BeforeValidator(_as_tuple), _expect("a list of strings")] = None
 
 
 ANNOTATION_HINTS = ("read_only", "destructive", "idempotent", "open_world")
@@ -262,6 +264,7 @@ class Options(_Model):
     tool_mode: Annotated[ToolMode, _expect('"static" or "dynamic"')] = DEFAULT_TOOL_MODE
     # tools per tools/list page (the server's env var overrides it)
     page_size: Annotated[int, _expect("a positive integer", ge=1)] = DEFAULT_PAGE_SIZE
+    default_scopes: Strings = ()  # OAuth scopes of tools whose operation states none (PREFIX_AUTH=oauth)
     max_response_chars: Annotated[
         int, _expect(f"an integer of at least {MIN_MAX_RESPONSE_CHARS}", ge=MIN_MAX_RESPONSE_CHARS)
     ] = DEFAULT_MAX_RESPONSE_CHARS

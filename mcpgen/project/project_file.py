@@ -103,6 +103,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
             "hidden": o.hidden,
             "annotations": [(k, getattr(o, k)) for k in ANNOTATION_HINTS if getattr(o, k) is not None],
             "icons": _icons_toml(o.icons),
+            "scopes": o.scopes,
         }
         for o in options.overrides
     ]
@@ -131,6 +132,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         tag_icons=_toml({tag: [_icon_table(i) for i in icons] for tag, icons in options.tag_icons.items()})
         if options.tag_icons
         else "",
+        default_scopes=options.default_scopes,
     )
     tables = [_prompt_table(p) for p in options.prompts]
     tables += [_route_table(r) for r in options.routes]

@@ -296,6 +296,8 @@ def tool_entry(tool: Tool) -> dict[str, Any]:
         entry["inputValidation"] = tool.input_validation
     if tool.route is not None:
         entry["http"] = route_entry(tool.route)
+    if tool.scopes is not None:
+        entry["scopes"] = [list(alternative) for alternative in tool.scopes]
     return entry
 
 
@@ -543,6 +545,7 @@ def render_project(project: Project) -> dict[str, str]:
         "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
         "sends_bytes": _sends_bytes(project),
         "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
+        "default_scopes": project.default_scopes,
     }
     pkg = f"src/{project.package}"
     files = {
@@ -705,6 +708,22 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             "Bearer token HTTP clients must send; required to bind to a non-loopback --host",
             None,
         ),
+        (f"{p}_AUTH", "HTTP clients: token (the static MCP_TOKEN, or none) or oauth (OAuth 2.1 access tokens)", "token"),
+        (f"{p}_OAUTH_ISSUER", "With AUTH=oauth: the authorization server (issuer) whose tokens are accepted", None),
+        (
+            f"{p}_OAUTH_RESOURCE",
+            "With AUTH=oauth: this server's public URL (ending /mcp), the tokens' audience",
+            "http://HOST:PORT/mcp",
+        ),
+        (f"{p}_OAUTH_JWKS_URL", "With AUTH=oauth: the issuer's JWKS", "from the issuer's metadata"),
+        (f"{p}_OAUTH_ALGORITHMS", "With AUTH=oauth: accepted JWT signature algorithms", "RS256,PS256,ES256,ES384,EdDSA"),
+        (
+            f"{p}_OAUTH_INTROSPECTION_URL",
+            "With AUTH=oauth: an RFC 7662 endpoint to check (opaque) tokens at, instead of the JWKS",
+            None,
+        ),
+        (f"{p}_OAUTH_CLIENT_ID", "This server's client id at the introspection endpoint", None),
+        (f"{p}_OAUTH_CLIENT_SECRET", "This server's client secret at the introspection endpoint", None),
         (
             f"{p}_ALLOWED_HOSTS",
             "Extra host names HTTP clients may use (DNS-rebinding protection)",

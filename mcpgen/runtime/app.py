@@ -24,6 +24,7 @@ from . import (
     guard,
     guarded,
     messages,
+    oauth,
     paging,
     patterns,
     redact,
@@ -39,7 +40,7 @@ MAX_TEXT = 100_000  # characters of an error message; results are cut at PREFIX_
 MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
 
 
-@settings.per_settings
+@oauth.per_caller  # per settings, and per OAuth caller's scopes
 def _tool_list() -> list[types.Tool]:
     customs = [custom.entry for custom in extensions.custom_tools().values()]
     if current().tool_mode == "dynamic":
@@ -57,12 +58,12 @@ def _tool_list() -> list[types.Tool]:
     ]
 
 
-@settings.per_settings
+@oauth.per_caller
 def _tool_list_digest() -> str:
     return paging.digest([tool.name for tool in _tool_list()])
 
 
-@settings.per_settings
+@oauth.per_caller
 def _tool_list_weights() -> list[int]:
     """Each listed tool's JSON size: pages are bounded in bytes too."""
     return [len(tool.model_dump_json(by_alias=True, exclude_none=True)) for tool in _tool_list()]
@@ -428,9 +429,10 @@ def serve_http(host: str, port: int) -> None:
     """Stateless streamable HTTP at http://HOST:PORT/mcp."""
     import uvicorn
 
-    from .http_guard import auth_mode, protect, transport_security
+    from .http_guard import auth_mode, protect, resource_url, transport_security
     from .shared import describe
 
+    resource = resource_url(host, port)
     app = server().streamable_http_app(
         stateless_http=True,
         json_response=True,
@@ -440,14 +442,14 @@ def serve_http(host: str, port: int) -> None:
     shown = f"[{host}]" if ":" in host else host
     # On stderr (stdout is the protocol's on stdio): where to point a client, since uvicorn logs warnings only.
     print(
-        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp, {auth_mode()}, "
+        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp, {auth_mode(resource)}, "
         f"{describe()}",
         file=sys.stderr,
         flush=True,
     )
     # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
     uvicorn.run(
-        protect(app),
+        protect(app, resource),
         host=host,
         port=port,
         log_level="warning",

@@ -100,7 +100,15 @@ Kind = Literal["tool", "meta tool", "resource"]
 
 
 def refusal(name: str, kind: Kind = "tool") -> str | None:
-    """Why the tool, meta tool or resource `name` is hidden and refused; None: it may run."""
+    """Why the tool, meta tool or resource `name` is hidden and refused; None: it may run.
+    The settings decide, then the OAuth caller's scopes (see `oauth`)."""
+    from .oauth import scope_refusal
+
+    return settings_refusal(name, kind) or scope_refusal(name, kind)
+
+
+def settings_refusal(name: str, kind: Kind = "tool") -> str | None:
+    """Why the settings hide `name`, whoever calls."""
     current = settings.current()
     if current.read_only and kind != "meta tool" and not read_only_entries().get((kind, name)):
         variable = current.variable("READ_ONLY")

@@ -178,16 +178,36 @@ async def health() -> dict[str, str]:
     return report
 
 
-def auth_mode() -> str:
+def resource_url(host: str, port: int) -> str:
+    """This server's URL as tokens name it (`PREFIX_OAUTH_RESOURCE`; default: the bind
+    address, which is right only where clients reach it so)."""
+    configured = settings.current().oauth_resource
+    if configured:
+        return configured
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/mcp"
+
+
+def auth_mode(resource: str = "") -> str:
     """How HTTP clients are let in, for the start-up line."""
-    if settings.current().mcp_token:
+    current = settings.current()
+    if current.auth == "oauth":
+        how = "introspection" if current.oauth_introspection_url else "JWT"
+        return f"OAuth ({how} tokens from {current.oauth_issuer} for {resource})"
+    if current.mcp_token:
         return f"bearer token required ({settings.current().variable('MCP_TOKEN')})"
     return "no authentication (loopback only)"
 
 
-def protect(app: ASGIApp) -> ASGIApp:
-    """`app` behind the token check when `PREFIX_MCP_TOKEN` is set, the greeting for plain
-    GETs in front of both, and the health route in front of everything."""
+def protect(app: ASGIApp, resource: str = "") -> ASGIApp:
+    """`app` behind the token check when `PREFIX_MCP_TOKEN` is set, and the greeting for
+    plain GETs in front of both; with `PREFIX_AUTH=oauth`, behind the OAuth gate (which
+    serves the metadata documents first) instead. The health route is in front of everything."""
+    if settings.current().auth == "oauth":
+        from .oauth import OAuthGate, OAuthVerifier
+
+        verifier = OAuthVerifier(settings.current(), resource)
+        return Health(OAuthGate(Greeter(app, current().name), verifier))
     token = settings.current().mcp_token
     gated = BearerGate(app, token) if token else app
     return Health(Greeter(gated, current().name))

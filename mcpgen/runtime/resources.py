@@ -31,7 +31,7 @@ import pydantic_core
 from mcp import MCPError, types
 from mcp.server import ServerRequestContext
 
-from . import audit, guard, guarded, paging, settings
+from . import audit, guard, guarded, oauth, paging, settings
 from .project import current, resets
 
 RESOURCE_NOT_FOUND = -32002  # the MCP spec's error code for an unknown resource
@@ -75,19 +75,19 @@ def _wire(entry: dict[str, Any], *fields: str) -> dict[str, Any]:
     }
 
 
-@settings.per_settings
+@oauth.per_caller
 def _resource_list() -> list[types.Resource]:
     entries = [e for e in _fixed().values() if _shown(e)]
     return [types.Resource.model_validate(_wire(e, "uri")) for e in entries]
 
 
-@settings.per_settings
+@oauth.per_caller
 def _template_list() -> list[types.ResourceTemplate]:
     entries = [e for _, e in _templates() if _shown(e)]
     return [types.ResourceTemplate.model_validate(_wire(e, "uriTemplate")) for e in entries]
 
 
-@settings.per_settings
+@oauth.per_caller
 def _digests() -> tuple[str, str]:
     return (
         paging.digest([r.uri for r in _resource_list()]),

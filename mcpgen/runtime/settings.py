@@ -27,6 +27,7 @@ from .project import current as current_project
 
 AuditMode = Literal["full", "minimal", "off"]
 RedisFailure = Literal["open", "closed"]
+AuthMode = Literal["token", "oauth"]
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 30.0
@@ -40,6 +41,19 @@ MIN_BYTES = 1_000
 DEFAULT_REDIS_TIMEOUT = 0.25  # one shared rate-limit check (see `shared`), connecting included
 DEFAULT_HTTP_KEEP_ALIVE = 120  # uvicorn's 5 s closes the socket a TS client reuses after listing
 MIN_RESPONSE_CHARS = 1_000
+DEFAULT_OAUTH_ALGORITHMS = ("RS256", "PS256", "ES256", "ES384", "EdDSA")
+# Asymmetric signatures only: never none or HS*.
+OAUTH_ALGORITHMS: tuple[str, ...] = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+)
+OAUTH_ALGORITHMS += ("ES512", "EdDSA")
 MIN_TOKEN_CHARS = 16  # PREFIX_MCP_TOKEN: shorter ones are guessable (and too short to redact)
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 _RATE = re.compile(
@@ -89,6 +103,14 @@ class Settings:
     rate_limit: Rate | None = None
     tool_rate_limits: dict[str, Rate] = field(default_factory=dict)
     mcp_token: str | None = None
+    auth: AuthMode = "token"  # PREFIX_AUTH: the static token (or none), or OAuth (see `oauth`)
+    oauth_issuer: str | None = None
+    oauth_resource: str | None = None  # this server's URL, the tokens' audience (RFC 8707)
+    oauth_jwks_url: str | None = None  # None: from the issuer's metadata
+    oauth_algorithms: tuple[str, ...] = DEFAULT_OAUTH_ALGORITHMS
+    oauth_introspection_url: str | None = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: str | None = None
     allowed_hosts: tuple[str, ...] = ()
     redis_url: str | None = None  # rate limits shared by replicas (`shared`)
     redis_failure: RedisFailure = "open"
@@ -207,6 +229,14 @@ def load(
         rate_limit=read("RATE_LIMIT", parse_rate, None),
         tool_rate_limits=_tool_rates(p, environ, names, problems),
         mcp_token=_mcp_token(f"{p}_MCP_TOKEN", environ, problems),
+        auth=read("AUTH", _auth_mode, "token"),
+        oauth_issuer=read("OAUTH_ISSUER", _url, None),
+        oauth_resource=read("OAUTH_RESOURCE", _url, None),
+        oauth_jwks_url=read("OAUTH_JWKS_URL", _url, None),
+        oauth_algorithms=read("OAUTH_ALGORITHMS", _algorithms, DEFAULT_OAUTH_ALGORITHMS),
+        oauth_introspection_url=read("OAUTH_INTROSPECTION_URL", _url, None),
+        oauth_client_id=read("OAUTH_CLIENT_ID", lambda _, raw: raw, None),
+        oauth_client_secret=read("OAUTH_CLIENT_SECRET", lambda _, raw: raw, None),
         allowed_hosts=read("ALLOWED_HOSTS", _list, ()),
         redis_url=read("REDIS_URL", _redis_url, None),
         redis_failure=read("REDIS_FAILURE", _redis_failure, "open"),
@@ -215,6 +245,7 @@ def load(
         redact=read("REDACT", _list, ()),
         credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
     )
+    problems += _oauth_problems(settings)
     listed = secret_variables(project, environ, settings.redact)
     secrets = {v: environ[v] for v in listed if environ.get(v)}
     if project.generic_credentials:
@@ -234,6 +265,32 @@ def load(
     if problems:
         raise SettingsError("\n".join(problems))
     return settings
+
+
+def _oauth_problems(settings: Settings) -> list[str]:
+    """What `PREFIX_AUTH=oauth` needs, and what only it may use."""
+    v = settings.variable
+    if settings.auth == "token":
+        given = {
+            "OAUTH_ISSUER": settings.oauth_issuer,
+            "OAUTH_JWKS_URL": settings.oauth_jwks_url,
+            "OAUTH_INTROSPECTION_URL": settings.oauth_introspection_url,
+        }
+        return [f"{v(n)} is set but {v('AUTH')} is not 'oauth'" for n, x in given.items() if x]
+    problems = []
+    if not settings.oauth_issuer:
+        problems.append(
+            f"{v('AUTH')}=oauth needs {v('OAUTH_ISSUER')}: the authorization server's URL"
+        )
+    if settings.mcp_token:
+        problems.append(f"{v('AUTH')}=oauth and {v('MCP_TOKEN')} are exclusive: unset one")
+    client = (settings.oauth_client_id, settings.oauth_client_secret)
+    if settings.oauth_introspection_url and not all(client):
+        problems.append(
+            f"{v('OAUTH_INTROSPECTION_URL')} needs {v('OAUTH_CLIENT_ID')} and "
+            f"{v('OAUTH_CLIENT_SECRET')}: this server's credentials at the introspection endpoint"
+        )
+    return problems
 
 
 def _mcp_token(variable: str, environ: Mapping[str, str], problems: list[str]) -> str | None:
@@ -260,20 +317,29 @@ def check_environment(
     http_host: str | None = None,
     base_url: str | None = None,
 ) -> Settings:
-    """`load`, plus what serving needs: binding beyond loopback requires a token."""
+    """`load`, plus what serving needs: binding beyond loopback requires a token (or OAuth,
+    with the public URL tokens are issued for)."""
     problems: list[str] = []
+    p = project.env_prefix
     try:
         settings = load(project, environ, tools, base_url)
     except SettingsError as exc:
         problems.append(str(exc))
+        oauth = environ.get(f"{p}_AUTH", "").strip().lower() == "oauth"
         settings = Settings(
-            prefix=project.env_prefix, mcp_token=environ.get(f"{project.env_prefix}_MCP_TOKEN")
+            prefix=p, mcp_token=environ.get(f"{p}_MCP_TOKEN"), auth="oauth" if oauth else "token"
         )
-    if http_host is not None and not is_loopback(http_host) and not settings.mcp_token:
+    wide = http_host is not None and not is_loopback(http_host)
+    if wide and not (settings.mcp_token or settings.auth == "oauth"):
         problems.append(
             f"--host {http_host} accepts connections from other machines: set "
-            f"{project.env_prefix}_MCP_TOKEN to a long random string (clients send it as "
+            f"{p}_MCP_TOKEN to a long random string (clients send it as "
             "'Authorization: Bearer <token>'), or bind to 127.0.0.1."
+        )
+    if wide and settings.auth == "oauth" and not environ.get(f"{p}_OAUTH_RESOURCE", "").strip():
+        problems.append(
+            f"--host {http_host} with {p}_AUTH=oauth: set {p}_OAUTH_RESOURCE to the URL clients "
+            "reach this server at (e.g. https://mcp.example.com/mcp), the audience of its tokens."
         )
     if problems:
         raise SettingsError("\n".join(problems))
@@ -520,6 +586,26 @@ def _audit_mode(variable: str, raw: str) -> AuditMode:
     if raw.lower() in modes:
         return modes[raw.lower()]
     raise SettingsError(f"{variable}={raw!r}: expected full, minimal or off")
+
+
+def _auth_mode(variable: str, raw: str) -> AuthMode:
+    modes: dict[str, AuthMode] = {"token": "token", "oauth": "oauth"}
+    if raw.lower() in modes:
+        return modes[raw.lower()]
+    raise SettingsError(
+        f"{variable}={raw!r}: expected token (the static {variable[:-4]}MCP_TOKEN, or none) or oauth"
+    )
+
+
+def _algorithms(variable: str, raw: str) -> tuple[str, ...]:
+    names = _list(variable, raw)
+    for name in names:
+        if name not in OAUTH_ALGORITHMS:
+            raise SettingsError(
+                f"{variable}: {name!r} is not accepted; expected some of {', '.join(OAUTH_ALGORITHMS)} "
+                "(asymmetric signatures only: never none or HS*)"
+            )
+    return names
 
 
 def _existing_path(variable: str, raw: str) -> str:

@@ -71,6 +71,8 @@ def _overridden(tool: Tool, override: ToolOverride, diagnostics: Diagnostics) ->
         changes["description"] = override.description
     if override.icons:
         changes["icons"] = checked(override.icons, f"tools.{tool.name}.icons", diagnostics)
+    if override.scopes is not None:
+        changes["scopes"] = (tuple(sorted(set(override.scopes))),)
     hints = {h: getattr(override, h) for h in _HINTS if getattr(override, h) is not None}
     if hints:
         changes["annotations"] = _hints(tool, hints, diagnostics)

@@ -591,6 +591,7 @@ class _Parser:
             python_name=python_name,
             tags=tuple(t for t in op.node.get("tags") or () if isinstance(t, str)),
             operation_id=op.node["operationId"] if isinstance(op.node.get("operationId"), str) else None,
+            scopes=self._scopes(op),
             route=HttpRoute(
                 method=method,
                 path=op.path,
@@ -792,6 +793,31 @@ class _Parser:
         if not alternatives and raw and any(isinstance(r, dict) and r for r in raw):
             self._warn("none of the operation's security requirements is supported; calls are sent without credentials", op.pointer)
         return tuple(alternatives)
+
+
+    def _scopes(self, op: _Operation) -> tuple[tuple[str, ...], ...] | None:
+        """The inbound OAuth scopes of the operation: one alternative per security requirement
+        that names an oauth2 or openIdConnect scheme, its scopes; None when none does."""
+        raw = op.node.get("security", self.doc.get("security"))
+        definitions = (self.doc.get("components") or {}).get("securitySchemes")
+        if not isinstance(raw, list) or not isinstance(definitions, dict):
+            return None
+        alternatives: list[tuple[str, ...]] = []
+        for requirement in raw:
+            if not isinstance(requirement, dict):
+                continue
+            scopes: set[str] = set()
+            oauth = False
+            for name, listed in requirement.items():
+                node = definitions.get(name)
+                if isinstance(node, dict) and "$ref" in node:
+                    node, _ = self.deref(node, join_pointer("/components/securitySchemes", name))
+                if isinstance(node, dict) and node.get("type") in ("oauth2", "openIdConnect"):
+                    oauth = True
+                    scopes.update(s for s in (listed if isinstance(listed, list) else ()) if isinstance(s, str))
+            if oauth:
+                alternatives.append(tuple(sorted(scopes)))
+        return tuple(dict.fromkeys(alternatives)) or None
 
 
 def _selected(filters: OperationFilter, path: str, method: str, node: dict[str, Any]) -> bool:
