@@ -24,6 +24,7 @@ import pydantic_core
 
 from .catalog import tool_table
 from .project import current, resets
+from .subscriptions import resource_updated
 
 __all__ = [
     "CustomTool",
@@ -32,6 +33,7 @@ __all__ = [
     "current_tool",
     "custom_tools",
     "hooks",
+    "resource_updated",
     "tool",
 ]
 

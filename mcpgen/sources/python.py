@@ -16,6 +16,7 @@ generated server builds the same model at run time: both call
 from __future__ import annotations
 
 import ast
+import collections.abc
 import contextlib
 import dataclasses
 import fnmatch
@@ -501,7 +502,9 @@ def _input_schema(
 
 def _output_schema(hints: Mapping[str, Any]) -> tuple[JsonSchema | None, bool]:
     # `-> str` is served as the text itself, as a model reads it best; no structuredContent.
-    if "return" not in hints or hints["return"] in (None, type(None), str):
+    # Content (bytes, images, audio, resources; see runtime/content.py) has none either, and a
+    # client checks structuredContent against outputSchema: declaring one would break it.
+    if "return" not in hints or hints["return"] in (None, type(None), str) or returns_content(hints["return"]):
         return None, False
     annotation = hints["return"]
     try:
@@ -520,6 +523,29 @@ def _output_schema(hints: Mapping[str, Any]) -> tuple[JsonSchema | None, bool]:
     if defs:
         wrapped["$defs"] = defs
     return with_content_id(wrapped), True
+
+
+_CONTENT_TYPES = ("TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink")
+
+
+def returns_content(annotation: Any, depth: int = 0) -> bool:
+    """Whether a return annotation may hold MCP content: bytes, an `mcp.types` content block
+    or the SDK's Image/Audio, alone, in a union, or as the items of a list, tuple or sequence."""
+    if depth > 8:
+        return False
+    if annotation in (bytes, bytearray, memoryview):
+        return True
+    if isinstance(annotation, type):
+        module = getattr(annotation, "__module__", "")
+        if annotation.__name__ in _CONTENT_TYPES and module.startswith(("mcp.", "mcp_types")):
+            return True
+        return module == "mcp.server.mcpserver.utilities.types" and annotation.__name__ in ("Image", "Audio")
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return returns_content(typing.get_args(annotation)[0], depth + 1)
+    if origin in (typing.Union, types.UnionType, list, tuple, collections.abc.Sequence, collections.abc.Iterable):
+        return any(returns_content(arg, depth + 1) for arg in typing.get_args(annotation) if arg is not Ellipsis)
+    return False
 
 
 def _is_object_like(annotation: Any) -> bool:
