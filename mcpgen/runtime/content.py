@@ -103,39 +103,39 @@ def _is_block(value: Any) -> bool:
     return helpers is not None and isinstance(value, (helpers.Image, helpers.Audio))
 
 
-def as_blocks(value: Any, max_file_bytes: int | None = None) -> list[types.ContentBlock] | None:
+def as_blocks(
+    value: Any, max_file_bytes: int | None = None, variable: str = ""
+) -> list[types.ContentBlock] | None:
     """`value` as content blocks, or None when it is JSON data (see the module docstring).
-    An SDK Image/Audio made from a file larger than `max_file_bytes` is not read: a note
-    takes its place."""
+    An SDK Image/Audio made from a file larger than `max_file_bytes` (the setting
+    `variable`) is not read: a note takes its place."""
+    limit = (max_file_bytes, variable)
     if _is_block(value):
-        return [_block(value, max_file_bytes)]
+        return [_block(value, limit)]
     if isinstance(value, (list, tuple)) and value:
         items = list(value)
         if any(_is_block(v) for v in items) and all(
             isinstance(v, str) or _is_block(v) for v in items
         ):
             return [
-                (
-                    types.TextContent(type="text", text=v)
-                    if isinstance(v, str)
-                    else _block(v, max_file_bytes)
-                )
+                (types.TextContent(type="text", text=v) if isinstance(v, str) else _block(v, limit))
                 for v in items
             ]
     return None
 
 
-def _block(value: Any, max_file_bytes: int | None) -> types.ContentBlock:
+def _block(value: Any, limit: tuple[int | None, str]) -> types.ContentBlock:
     if isinstance(value, BLOCKS):
         return value
     if isinstance(value, _BINARY):
         return from_bytes(bytes(value))
-    path = getattr(value, "path", None)
+    path, (max_file_bytes, variable) = getattr(value, "path", None), limit
     if path is not None and max_file_bytes is not None:
         size = os.path.getsize(path)
         if size > max_file_bytes:
             kind = getattr(value, "_mime_type", "file")
-            return types.TextContent(type="text", text=_left_out(kind, size, max_file_bytes, ""))
+            note = _left_out(kind, size, max_file_bytes, variable)
+            return types.TextContent(type="text", text=note)
     if hasattr(value, "to_image_content"):
         image: types.ImageContent = value.to_image_content()
         return image

@@ -80,7 +80,10 @@ async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
             result = await result
     except SystemExit as exc:  # would otherwise end the server, for every client
         raise FunctionExited(exc.code) from exc
-    blocks = content.as_blocks(result, settings.current().max_response_bytes)
+    limits = settings.current()
+    blocks = content.as_blocks(
+        result, limits.max_response_bytes, limits.variable("MAX_RESPONSE_BYTES")
+    )
     if blocks is not None:
         return blocks
     if prepared.result is None:
