@@ -37,7 +37,7 @@ __all__ = ["resource_updated"]
 RESOURCE_NOT_FOUND = -32002
 _bus = InMemorySubscriptionBus()
 _listen = ListenHandler(_bus)
-_sessions: dict[str, weakref.WeakSet[Any]] = {}  # URI -> handshake-era sessions subscribed to it
+_sessions: dict[str, weakref.WeakSet[Any]] = {}  # URI -> handshake-era connections subscribed to it
 _loop: asyncio.AbstractEventLoop | None = None  # the server's, once a client subscribed
 _tasks: set[asyncio.Task[None]] = set()
 stateless = False  # set by serve_http: no handshake-era subscriptions there
@@ -84,6 +84,13 @@ def _known(uri: str) -> None:
         raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}")
 
 
+def _peer(ctx: ServerRequestContext) -> Any:
+    """The client's connection: `ctx.session` is made anew for each request, its connection
+    lives as long as the client's (the SDK keeps it private; `send_resource_updated` on
+    either goes out on the connection's own channel)."""
+    return getattr(ctx.session, "_connection", ctx.session)
+
+
 def _remember_loop() -> None:
     global _loop
     _loop = asyncio.get_running_loop()
@@ -105,7 +112,7 @@ async def subscribe(
     uri = str(params.uri)
     _known(uri)
     _remember_loop()
-    _sessions.setdefault(uri, weakref.WeakSet()).add(ctx.session)
+    _sessions.setdefault(uri, weakref.WeakSet()).add(_peer(ctx))
     return types.EmptyResult()
 
 
@@ -113,7 +120,7 @@ async def unsubscribe(
     ctx: ServerRequestContext, params: types.UnsubscribeRequestParams
 ) -> types.EmptyResult:
     _refuse_stateless("resources/unsubscribe")
-    _sessions.get(str(params.uri), weakref.WeakSet()).discard(ctx.session)
+    _sessions.get(str(params.uri), weakref.WeakSet()).discard(_peer(ctx))
     return types.EmptyResult()
 
 
