@@ -351,7 +351,12 @@ async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallTool
 
     hooks = extensions.hooks()
     try:
-        value = await functions.invoke(name, hooks.on_call(name, arguments))
+        limits = settings.current()  # an SDK Image/Audio file past it is not read
+        value = await functions.invoke(
+            name,
+            hooks.on_call(name, arguments),
+            (limits.max_response_bytes, limits.variable("MAX_RESPONSE_BYTES")),
+        )
     except functions.InvalidArguments as exc:
         return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
     except Exception as exc:

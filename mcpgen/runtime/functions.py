@@ -20,7 +20,7 @@ import anyio.to_thread
 import pydantic
 import pydantic_core
 
-from . import content, settings
+from . import content
 from .project import current, on_install
 
 __all__ = ["FunctionExited", "InvalidArguments", "invoke"]
@@ -55,9 +55,12 @@ _PREPARED: dict[str, _Prepared] = {}
 on_install(_PREPARED.clear)
 
 
-async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
+async def invoke(
+    tool_name: str, arguments: dict[str, Any], max_file_bytes: tuple[int, str] | None = None
+) -> Any:
     """Call the tool's function; return its result as JSON-compatible data, or as content
-    blocks (a list of `mcp.types` blocks) when it is content (see `content.as_blocks`).
+    blocks (a list of `mcp.types` blocks) when it is content (see `content.as_blocks`);
+    `max_file_bytes`: (limit, its setting's name) past which an SDK Image/Audio file is not read.
 
     Raises KeyError for an unknown tool, InvalidArguments for arguments that do not
     validate, FunctionExited for `sys.exit()`; whatever else the function raises propagates.
@@ -80,10 +83,8 @@ async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
             result = await result
     except SystemExit as exc:  # would otherwise end the server, for every client
         raise FunctionExited(exc.code) from exc
-    limits = settings.current()
-    blocks = content.as_blocks(
-        result, limits.max_response_bytes, limits.variable("MAX_RESPONSE_BYTES")
-    )
+    limit, variable = max_file_bytes or (None, "")
+    blocks = content.as_blocks(result, limit, variable)
     if blocks is not None:
         return blocks
     if prepared.result is None:

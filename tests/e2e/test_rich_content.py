@@ -132,11 +132,20 @@ GALLERY = f'''\
         return ["The poster:", PNG + bytes(kib * 1024), PNG]
 
 
+    def poster_file(kib: int, folder: str) -> Image:
+        """A PNG of about KIB kibibytes written to FOLDER, through Image(path=...)."""
+        path = os.path.join(folder, f"poster-{{kib}}.png")
+        with open(path, "wb") as file:
+            file.write(PNG + bytes(kib * 1024))
+        return Image(path=path)
+
+
     def leaky() -> list[str | bytes]:
         """A caption that carries a secret from the environment."""
         return ["token=" + os.environ["GALLERY_SECRET"], PNG]
 '''
-TOOLS = ["chart", "photo", "beep", "jingle", "blob", "badge", "report_link", "notes", "mixed", "poster", "leaky"]
+TOOLS = ["chart", "photo", "beep", "jingle", "blob", "badge", "report_link", "notes", "mixed", "poster", "poster_file",
+         "leaky"]
 
 
 @pytest.fixture(scope="module")
@@ -265,6 +274,15 @@ async def test_a_binary_over_the_byte_limit_is_left_out_with_a_note(client: Any)
     assert f"{MAX_BYTES:,} bytes (GALLERY_MAX_RESPONSE_BYTES)" in note.text
     caption, big, small = (await call(client, "poster", {"kib": 5})).content  # within the limit: whole
     assert isinstance(big, types.ImageContent) and len(base64.b64decode(big.data)) == len(PNG) + 5 * 1024
+
+
+async def test_an_image_file_over_the_byte_limit_is_not_read(client: Any, tmp_path: Path) -> None:
+    (note,) = (await call(client, "poster_file", {"kib": 20, "folder": str(tmp_path)})).content
+    assert isinstance(note, types.TextContent)
+    assert note.text.startswith(f"[image/png of {len(PNG) + 20 * 1024:,} bytes left out")
+    assert "(GALLERY_MAX_RESPONSE_BYTES)" in note.text
+    (image,) = (await call(client, "poster_file", {"kib": 2, "folder": str(tmp_path)})).content
+    assert isinstance(image, types.ImageContent) and len(base64.b64decode(image.data)) == len(PNG) + 2048
 
 
 async def test_text_beside_an_image_is_redacted(client: Any) -> None:
