@@ -199,3 +199,14 @@ def test_text_is_redacted_before_it_is_cut(project: Project, monkeypatch: pytest
     (block,) = content.fit(blocks, 1000, 1000, TOOL, "PETSTORE_MAX_RESPONSE_BYTES")
     assert isinstance(block, types.TextContent)
     assert block.text == "key=[redacted]!"
+
+
+def test_resource_link_text_is_redacted(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen.runtime import redact
+
+    monkeypatch.setenv("PETSTORE_API_KEY", "s3cr3t-token-value")
+    link = types.ResourceLink(type="resource_link", uri="test://r", name="r", title="t s3cr3t-token-value",
+                              description="d s3cr3t-token-value")
+    cleaned = redact.clean_result(types.CallToolResult(content=[link])).content[0]
+    assert isinstance(cleaned, types.ResourceLink)
+    assert (cleaned.title, cleaned.description, cleaned.uri) == ("t [redacted]", "d [redacted]", "test://r")
