@@ -264,6 +264,9 @@ async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolRe
         return error_result(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     if value is None and "outputSchema" not in _entry(name)["tool"]:
         return types.CallToolResult(content=[types.TextContent(type="text", text="Done.")])
+    blocks = content.as_blocks(value)
+    if blocks is not None:
+        return content_result(name, blocks)
     return json_result(name, value)
 
 

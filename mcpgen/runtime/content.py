@@ -28,14 +28,16 @@ import base64
 import hashlib
 import os
 import sys
-from collections.abc import Mapping
+import types as types_module
+import typing
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mcp import types
 
 from . import redact, results
 
-__all__ = ["as_blocks", "fit", "sniff"]
+__all__ = ["as_blocks", "fit", "returns_content", "sniff"]
 
 BLOCKS = (
     types.TextContent,
@@ -94,6 +96,31 @@ def sniff(data: bytes) -> str | None:
         if layer == 0b00 and head[1] & 0xF6 == 0xF0:
             return "audio/aac"
     return None
+
+
+_CONTENT_TYPES = ("TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink")
+
+
+def returns_content(annotation: Any, depth: int = 0) -> bool:
+    """Whether a return annotation may hold content: bytes, an `mcp.types` content block or
+    the SDK's Image/Audio, alone, in a union, or as the items of a list, tuple or sequence.
+    Such a tool declares no outputSchema (mcpgen's from-python, and `@tool()`)."""
+    if depth > 8:
+        return False
+    if annotation in _BINARY:
+        return True
+    if isinstance(annotation, type):
+        module = getattr(annotation, "__module__", "")
+        if annotation.__name__ in _CONTENT_TYPES and module.startswith(("mcp.", "mcp_types")):
+            return True
+        return module == _HELPERS and annotation.__name__ in ("Image", "Audio")
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return returns_content(typing.get_args(annotation)[0], depth + 1)
+    if origin in (typing.Union, types_module.UnionType, list, tuple, Sequence, Iterable):
+        args = [arg for arg in typing.get_args(annotation) if arg is not Ellipsis]
+        return any(returns_content(arg, depth + 1) for arg in args)
+    return False
 
 
 def _is_block(value: Any) -> bool:

@@ -16,7 +16,6 @@ generated server builds the same model at run time: both call
 from __future__ import annotations
 
 import ast
-import collections.abc
 import contextlib
 import dataclasses
 import fnmatch
@@ -46,6 +45,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
+from mcpgen.runtime.content import returns_content
 from mcpgen.runtime.functions import arguments_model
 from mcpgen.schema.output import bound_output_schema, portable_output_schema, with_content_id
 from mcpgen.schema.strict import drop_unencodable
@@ -523,29 +523,6 @@ def _output_schema(hints: Mapping[str, Any]) -> tuple[JsonSchema | None, bool]:
     if defs:
         wrapped["$defs"] = defs
     return with_content_id(wrapped), True
-
-
-_CONTENT_TYPES = ("TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink")
-
-
-def returns_content(annotation: Any, depth: int = 0) -> bool:
-    """Whether a return annotation may hold MCP content: bytes, an `mcp.types` content block
-    or the SDK's Image/Audio, alone, in a union, or as the items of a list, tuple or sequence."""
-    if depth > 8:
-        return False
-    if annotation in (bytes, bytearray, memoryview):
-        return True
-    if isinstance(annotation, type):
-        module = getattr(annotation, "__module__", "")
-        if annotation.__name__ in _CONTENT_TYPES and module.startswith(("mcp.", "mcp_types")):
-            return True
-        return module == "mcp.server.mcpserver.utilities.types" and annotation.__name__ in ("Image", "Audio")
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return returns_content(typing.get_args(annotation)[0], depth + 1)
-    if origin in (typing.Union, types.UnionType, list, tuple, collections.abc.Sequence, collections.abc.Iterable):
-        return any(returns_content(arg, depth + 1) for arg in typing.get_args(annotation) if arg is not Ellipsis)
-    return False
 
 
 def _is_object_like(annotation: Any) -> bool:

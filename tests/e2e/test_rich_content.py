@@ -155,6 +155,18 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("gallery") / "gallery-mcp"
     result = generate_python(str(source), Options(output=out, force=True))
     assert [tool.name for tool in result.project.tools] == TOOLS
+    # A tool of your own (custom_tools.py) returns content the same way.
+    (out / "src" / PACKAGE / "custom_tools.py").write_text(textwrap.dedent(f'''\
+        from __future__ import annotations
+
+        from .extensions import tool
+
+
+        @tool()
+        def custom_chart() -> list[str | bytes]:
+            """A caption and a PNG, from custom_tools.py."""
+            return ["custom:", {PNG!r}]
+    '''))
     return out
 
 
@@ -213,7 +225,7 @@ def seen(annotations: types.Annotations | None) -> None:
 
 async def test_no_tool_declares_an_output_schema(client: Any) -> None:
     listed = await client.list_tools()
-    assert [tool.name for tool in listed.tools] == TOOLS
+    assert [tool.name for tool in listed.tools] == [*TOOLS, "custom_chart"]
     assert all(tool.output_schema is None for tool in listed.tools)
 
 
@@ -228,6 +240,12 @@ async def test_images_and_sounds_arrive_as_such(client: Any, tool: str, kind: st
     assert isinstance(block, types.ImageContent if kind == "image" else types.AudioContent)
     assert block.type == kind and block.mime_type == media
     assert base64.b64decode(block.data) == data
+
+
+async def test_a_custom_tool_returns_content(client: Any) -> None:
+    caption, image = (await call(client, "custom_chart")).content
+    assert isinstance(caption, types.TextContent) and caption.text == "custom:"
+    assert isinstance(image, types.ImageContent) and base64.b64decode(image.data) == PNG
 
 
 async def test_unknown_bytes_arrive_as_an_embedded_blob(client: Any) -> None:
@@ -304,7 +322,7 @@ def test_typescript_clients_receive_the_content(sdk: str, transport: str, genera
     target = stdio_target(PACKAGE) if transport == "stdio" else [request.getfixturevalue("http_url")]
     env = {**server_env(generated), "PATH": os.environ.get("PATH", "")}
     report = run_client(sdk, TS_CALLS, target, env)
-    assert report["listError"] is None and report["tools"] == len(TOOLS)
+    assert report["listError"] is None and report["tools"] == len(TOOLS) + 1
     calls = {c["name"]: c for c in report["calls"]}
     for entry in calls.values():  # no client error: nothing to validate against a missing outputSchema
         assert entry["ok"] and entry["isError"] is False and entry["structured"] is False, entry

@@ -13,7 +13,8 @@ from mcp import types
 from mcp.server.mcpserver import Audio, Image
 
 from mcpgen.diagnostics import Diagnostics
-from mcpgen.sources.python import parse_python, returns_content
+from mcpgen.runtime.content import returns_content
+from mcpgen.sources.python import parse_python
 
 
 @pytest.mark.parametrize(
