@@ -778,5 +778,8 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             extra.append((f"{p}_UPLOAD_DIR", "Directory whose files tools may upload by path; unset = no local file access", None))
         if _sends_bytes(project):
             extra.append((f"{p}_MAX_UPLOAD_BYTES", "Larger files and binary bodies are refused, files before they are read", "50MB"))
+    else:  # Python tools' images, audio and blobs (runtime/content.py)
+        binary = "Binary content (images, audio, blobs) a tool returns, in all; a block past it becomes a note"
+        extra.append((f"{p}_MAX_RESPONSE_BYTES", binary, "20MB"))
     extra.append((f"{p}_MAX_RESPONSE_CHARS", "Longer results are truncated, with a note", str(project.max_response_chars)))
     return [{"name": name, "description": text, "default": default} for name, text, default in extra]

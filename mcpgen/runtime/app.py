@@ -15,11 +15,13 @@ from functools import cache
 from typing import Any, Literal
 
 from mcp import MCPError, types
-from mcp.server import Server, ServerRequestContext
+from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.caching import CacheHint
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import (
     audit,
+    content,
     extensions,
     guard,
     guarded,
@@ -30,6 +32,7 @@ from . import (
     redact,
     results,
     settings,
+    subscriptions,
 )
 from .catalog import tool_table
 from .project import current, resets
@@ -263,6 +266,9 @@ async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolRe
         return error_result(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     if value is None and "outputSchema" not in _entry(name)["tool"]:
         return types.CallToolResult(content=[types.TextContent(type="text", text="Done.")])
+    blocks = content.as_blocks(value)
+    if blocks is not None:
+        return content_result(name, blocks)
     return json_result(name, value)
 
 
@@ -350,7 +356,12 @@ async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallTool
 
     hooks = extensions.hooks()
     try:
-        value = await functions.invoke(name, hooks.on_call(name, arguments))
+        limits = settings.current()  # an SDK Image/Audio file past it is not read
+        value = await functions.invoke(
+            name,
+            hooks.on_call(name, arguments),
+            (limits.max_response_bytes, limits.variable("MAX_RESPONSE_BYTES")),
+        )
     except functions.InvalidArguments as exc:
         return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
     except Exception as exc:
@@ -360,6 +371,9 @@ async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallTool
     value = hooks.on_result(name, value)
     if value is None and "outputSchema" not in tool_table()[name]["tool"]:
         return types.CallToolResult(content=[types.TextContent(type="text", text="Done.")])
+    blocks = content.as_blocks(value)
+    if blocks is not None:
+        return content_result(name, blocks)
     return json_result(name, value)
 
 
@@ -380,6 +394,48 @@ def cache_hints() -> dict[Any, CacheHint]:
     return dict.fromkeys(LISTS, hint)
 
 
+def content_result(name: str, blocks: list[types.ContentBlock]) -> types.CallToolResult:
+    """Content blocks as they are, within the response limits (see `content`); no
+    structuredContent. A tool that declares an outputSchema cannot send them: its clients
+    would reject a result without structuredContent."""
+    tool = _entry(name)["tool"]
+    if "outputSchema" in tool:
+        kinds = ", ".join(sorted({block.type for block in blocks}))
+        return error_result(
+            f"Tool {name} returned {kinds} content, but declares an output schema for JSON data; "
+            "annotate its return type as bytes, Image, Audio or mcp.types content to send content."
+        )
+    current_settings = settings.current()
+    fitted = content.fit(
+        blocks,
+        current_settings.max_response_chars,
+        current_settings.max_response_bytes,
+        tool,
+        current_settings.variable("MAX_RESPONSE_BYTES"),
+    )
+    return types.CallToolResult(content=fitted)
+
+
+class _Server(Server):
+    """The SDK's server, its capabilities as this one keeps them (`subscriptions.capabilities`)."""
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        caps = super().get_capabilities(
+            notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+        return subscriptions.capabilities(caps, protocol_version in MODERN_PROTOCOL_VERSIONS)
+
+
 @resets
 @cache
 def server() -> Server:
@@ -398,11 +454,17 @@ def server() -> Server:
             on_list_resource_templates=resources.list_resource_templates,
             on_read_resource=resources.read_resource,
         )
+        if resources.function_bound():  # your code can announce updates (subscriptions.py)
+            handlers.update(
+                on_subscribe_resource=subscriptions.subscribe,
+                on_unsubscribe_resource=subscriptions.unsubscribe,
+                on_subscriptions_listen=subscriptions.listen,
+            )
     if project.has_prompts or project.has_resources:
         from .completion import complete
 
         handlers["on_completion"] = complete
-    return Server(
+    return _Server(
         project.name,
         version=project.version,
         title=project.title,
@@ -433,6 +495,7 @@ def serve_http(host: str, port: int) -> None:
     from .shared import describe
 
     resource = resource_url(host, port)
+    subscriptions.stateless = True  # no session to notify later: see subscriptions.py
     app = server().streamable_http_app(
         stateless_http=True,
         json_response=True,

@@ -22,8 +22,10 @@ import anyio.to_thread
 import pydantic
 import pydantic_core
 
+from . import content
 from .catalog import tool_table
 from .project import current, resets
+from .subscriptions import resource_updated
 
 __all__ = [
     "CustomTool",
@@ -32,6 +34,7 @@ __all__ = [
     "current_tool",
     "custom_tools",
     "hooks",
+    "resource_updated",
     "tool",
 ]
 
@@ -136,8 +139,10 @@ def _describe(
     result = None
     wraps = False
     returns = type_hints.get("return", inspect.Signature.empty)
-    # `-> str`: the text is the result, as for generated tools.
-    if returns not in (inspect.Signature.empty, None, type(None), str):
+    # `-> str`: the text is the result, as for generated tools; content has no outputSchema.
+    if returns not in (inspect.Signature.empty, None, type(None), str) and not (
+        content.returns_content(returns)
+    ):
         result = pydantic.TypeAdapter(returns)
         output = _unasserted(result.json_schema(mode="serialization"))
         output.pop("title", None)
@@ -197,7 +202,8 @@ def custom_tools() -> dict[str, CustomTool]:
 
 
 async def call_custom(name: str, arguments: dict[str, Any]) -> Any:
-    """Validate `arguments` strictly, call the tool's function, return its result as JSON data."""
+    """Validate `arguments` strictly, call the tool's function, return its result as JSON data
+    (or content blocks: see `content.as_blocks`)."""
     custom = custom_tools()[name]
     try:
         model = custom.arguments.model_validate_json(json.dumps(arguments), strict=True)
@@ -213,6 +219,9 @@ async def call_custom(name: str, arguments: dict[str, Any]) -> Any:
         value = await custom.function(**kwargs)
     else:  # a worker thread keeps the server responsive
         value = await anyio.to_thread.run_sync(functools.partial(custom.function, **kwargs))
+    blocks = content.as_blocks(value)  # images, audio, resources: sent as such (app.content_result)
+    if blocks is not None:
+        return blocks
     if custom.result is None:
         return pydantic_core.to_jsonable_python(value)
     return custom.result.dump_python(value, mode="json")

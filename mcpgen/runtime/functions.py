@@ -20,6 +20,7 @@ import anyio.to_thread
 import pydantic
 import pydantic_core
 
+from . import content
 from .project import current, on_install
 
 __all__ = ["FunctionExited", "InvalidArguments", "invoke"]
@@ -54,8 +55,12 @@ _PREPARED: dict[str, _Prepared] = {}
 on_install(_PREPARED.clear)
 
 
-async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
-    """Call the tool's function; return its result as JSON-compatible data.
+async def invoke(
+    tool_name: str, arguments: dict[str, Any], max_file_bytes: tuple[int, str] | None = None
+) -> Any:
+    """Call the tool's function; return its result as JSON-compatible data, or as content
+    blocks (a list of `mcp.types` blocks) when it is content (see `content.as_blocks`);
+    `max_file_bytes`: (limit, its setting's name) past which an SDK Image/Audio file is not read.
 
     Raises KeyError for an unknown tool, InvalidArguments for arguments that do not
     validate, FunctionExited for `sys.exit()`; whatever else the function raises propagates.
@@ -78,6 +83,10 @@ async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
             result = await result
     except SystemExit as exc:  # would otherwise end the server, for every client
         raise FunctionExited(exc.code) from exc
+    limit, variable = max_file_bytes or (None, "")
+    blocks = content.as_blocks(result, limit, variable)
+    if blocks is not None:
+        return blocks
     if prepared.result is None:
         return pydantic_core.to_jsonable_python(result)
     return prepared.result.dump_python(result, mode="json")
@@ -95,10 +104,20 @@ def _prepare(tool_name: str) -> _Prepared:
     signature = list(inspect.signature(function).parameters.values())
     arguments = arguments_model(function_name, signature, hints)
     parameters = {f"p{index}": parameter.name for index, parameter in enumerate(signature)}
-    result = pydantic.TypeAdapter(hints["return"]) if "return" in hints else None
+    result = _result_adapter(hints["return"]) if "return" in hints else None
     prepared = _Prepared(function, is_async, arguments, parameters, result)
     _PREPARED[tool_name] = prepared
     return prepared
+
+
+def _result_adapter(annotation: Any) -> pydantic.TypeAdapter[Any] | None:
+    """How the return value becomes JSON; None for a type pydantic has no schema for (the
+    SDK's Image, a union with it): such a value is content, or goes through
+    `to_jsonable_python`."""
+    try:
+        return pydantic.TypeAdapter(annotation)
+    except pydantic.PydanticSchemaGenerationError:
+        return None
 
 
 def arguments_model(

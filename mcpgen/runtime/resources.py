@@ -129,6 +129,17 @@ def _match(uri: str) -> tuple[dict[str, Any], dict[str, str]] | None:
     return None
 
 
+def served(uri: str) -> bool:
+    """Whether `uri` names a resource this server serves and shows."""
+    matched = _match(uri)
+    return matched is not None and _shown(matched[0])
+
+
+def function_bound() -> bool:
+    """Whether any resource is served by a Python function (whose code can announce updates)."""
+    return any("http" not in entry for entry in resource_entries())
+
+
 async def read_resource(
     ctx: ServerRequestContext, params: types.ReadResourceRequestParams
 ) -> types.ReadResourceResult:

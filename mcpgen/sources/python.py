@@ -45,6 +45,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
+from mcpgen.runtime.content import returns_content
 from mcpgen.runtime.functions import arguments_model
 from mcpgen.schema.output import bound_output_schema, portable_output_schema, with_content_id
 from mcpgen.schema.strict import drop_unencodable
@@ -524,7 +525,9 @@ def _input_schema(
 
 def _output_schema(hints: Mapping[str, Any]) -> tuple[JsonSchema | None, bool]:
     # `-> str` is served as the text itself, as a model reads it best; no structuredContent.
-    if "return" not in hints or hints["return"] in (None, type(None), str):
+    # Content (bytes, images, audio, resources; see runtime/content.py) has none either, and a
+    # client checks structuredContent against outputSchema: declaring one would break it.
+    if "return" not in hints or hints["return"] in (None, type(None), str) or returns_content(hints["return"]):
         return None, False
     annotation = hints["return"]
     try:

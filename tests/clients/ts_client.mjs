@@ -6,6 +6,9 @@
 // PLAN.json: {"calls": [{"name": "getPetById", "arguments": {"petId": 1}}, ...], "details": false}
 // ("details": true adds toolDetails [{name, annotations, icons}], serverInfo, capabilities and
 // listPage {ttlMs, cacheScope} to the report)
+//   a call with "keepContent": true also reports the result's content blocks as received;
+//   "subscribe": [URI, ...] (v1 only) subscribes before the calls and, after them, waits for a
+//   notifications/resources/updated of each (reported as `updates`; 60 s, then it gives up).
 // v1 is @modelcontextprotocol/sdk 1.x (Claude Desktop, Cursor, VS Code today), v2 is
 // @modelcontextprotocol/client 2.x. Both are used as an application would: default options, so
 // structuredContent is validated against outputSchema (ajv + ajv-formats) exactly as they ship.
@@ -99,6 +102,12 @@ async function main() {
     report.listError = message(error);
   }
   report.listMs = performance.now() - start;
+  const updates = [];
+  if (plan.subscribe?.length) {
+    const { ResourceUpdatedNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => updates.push(note.params.uri));
+    for (const uri of plan.subscribe) await client.subscribeResource({ uri });
+  }
   for (const call of plan.calls ?? []) {
     start = performance.now();
     const entry = { name: call.name, ok: false, isError: null, error: null, contentTypes: [], texts: [], structured: false };
@@ -109,12 +118,20 @@ async function main() {
       entry.contentTypes = (result.content ?? []).map((c) => c.type);
       entry.texts = (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text);
       entry.structured = result.structuredContent !== undefined;
+      if (call.keepContent) entry.content = result.content ?? [];
     } catch (error) {
       entry.error = message(error);
     }
     entry.ms = performance.now() - start;
     if (report.firstCallMs === null) report.firstCallMs = entry.ms;
     report.calls.push(entry);
+  }
+  if (plan.subscribe?.length) {
+    const deadline = performance.now() + 60000; // a hang guard: the update comes in milliseconds
+    while (!plan.subscribe.every((uri) => updates.includes(uri)) && performance.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    report.updates = updates;
   }
   await client.close();
   process.stdout.write(JSON.stringify(report) + "\n");

@@ -4,19 +4,31 @@
 suite runs against (tests/conformance/test_conformance.py), so the suite checks generated
 code, not a hand-written stand-in. Names and behaviour follow the scenarios of
 `@modelcontextprotocol/conformance` (tools-call-simple-text, tools-call-error,
-json-schema-2020-12). The functions outside `__all__` are bound as prompts and resources by
-`conformance.toml`, appended to the generated project's mcpgen.toml.
+json-schema-2020-12, tools-call-image/-audio/-embedded-resource/-mixed-content). The
+functions outside `__all__` are bound as prompts and resources by `conformance.toml`,
+appended to the generated project's mcpgen.toml.
 """
 
 from __future__ import annotations
 
 import base64
+import io
 import json
+import wave
 
 from mcp import types
+from mcp.server.mcpserver import Audio
 from typing_extensions import TypedDict
 
-__all__ = ["json_schema_2020_12_tool", "test_error_handling", "test_simple_text"]
+__all__ = [
+    "json_schema_2020_12_tool",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_error_handling",
+    "test_image_content",
+    "test_multiple_content_types",
+    "test_simple_text",
+]
 
 
 class address(TypedDict, total=False):  # lowercase: the suite looks for `$defs.address`
@@ -46,6 +58,48 @@ def json_schema_2020_12_tool(name: str | None = None, address: address | None = 
 _PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 )
+
+
+def _wav() -> bytes:
+    """A tenth of a second of silence, 8 kHz mono."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(1)
+        sound.setframerate(8000)
+        sound.writeframes(b"\x80" * 800)
+    return out.getvalue()
+
+
+def test_image_content() -> bytes:
+    """Returns a PNG image (bytes, sent as image content by their magic number)."""
+    return _PNG
+
+
+def test_audio_content() -> Audio:
+    """Returns a WAV sound (the SDK's Audio helper)."""
+    return Audio(data=_wav(), format="wav")
+
+
+def test_embedded_resource() -> types.EmbeddedResource:
+    """Returns an embedded text resource."""
+    resource = types.TextResourceContents(
+        uri="test://embedded-resource", mime_type="text/plain", text="This is an embedded resource content."
+    )
+    return types.EmbeddedResource(type="resource", resource=resource)
+
+
+def test_multiple_content_types() -> list[str | bytes | types.EmbeddedResource]:
+    """Returns text, an image and an embedded resource."""
+    resource = types.TextResourceContents(
+        uri="test://mixed-content-resource", mime_type="application/json", text='{"test":"data","value":123}'
+    )
+    return ["Multiple content types test:", _PNG, types.EmbeddedResource(type="resource", resource=resource)]
+
+
+def watched_resource() -> str:
+    """A resource clients may subscribe to (resources-subscribe, resources-unsubscribe)."""
+    return "Watched resource content."
 
 
 def static_text() -> str:
