@@ -528,6 +528,7 @@ def render_project(project: Project) -> dict[str, str]:
         "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
         "sends_bytes": _sends_bytes(project),
         "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
+        "context_tools": tuple(t.name for t in project.tools if t.call and t.call.context),
     }
     pkg = f"src/{project.package}"
     files = {
@@ -694,6 +695,23 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             f"{p}_HTTP_KEEP_ALIVE",
             "Seconds an idle HTTP connection stays open (TS clients pause after listing)",
             "120",
+        ),
+        (
+            f"{p}_HTTP_RESPONSE",
+            "sse: a call's progress and log notifications reach HTTP clients; json: one JSON body, none",
+            "sse",
+        ),
+        (
+            f"{p}_HTTP_SESSIONS",
+            "1 = HTTP sessions (Mcp-Session-Id), for elicitation and sampling with 2025-11-25 clients; "
+            "one replica, or sticky routing",
+            "0",
+        ),
+        (
+            f"{p}_REQUEST_STATE_KEY",
+            "Keys (32+ characters, comma-separated, first one seals) for 2026-07-28 elicitation state; "
+            "the same on every replica",
+            "one per process",
         ),
         (
             f"{p}_AUDIT_LOG",

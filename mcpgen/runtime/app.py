@@ -11,11 +11,13 @@ import base64
 import json
 import logging
 import sys
+import warnings
 from functools import cache
 from typing import Any
 
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from . import (
     audit,
@@ -28,6 +30,7 @@ from . import (
     redact,
     results,
     settings,
+    tool_context,
 )
 from .catalog import tool_table
 from .project import current, resets
@@ -178,10 +181,20 @@ async def list_tools(
 
 async def call_tool(
     ctx: ServerRequestContext, params: types.CallToolRequestParams
-) -> types.CallToolResult:
+) -> types.CallToolResult | types.InputRequiredResult:
     """Every call through `guarded`: access, rate limits, one audit line, every result and
-    error message with secrets redacted and control characters stripped."""
+    error message with secrets redacted and control characters stripped. A Python tool that
+    asks the user something on 2026-07-28 is answered with an InputRequiredResult (see
+    `tool_context`), its question cleaned where it was made."""
     name, arguments = params.name, dict(params.arguments or {})
+    token = tool_context.request.set((ctx, params))
+    try:
+        return await _guarded_call(name, arguments)
+    finally:
+        tool_context.request.reset(token)
+
+
+async def _guarded_call(name: str, arguments: dict[str, Any]) -> Answer:
     kind = _tool_kind(name)
 
     def missing(why: str | None) -> MCPError:
@@ -195,13 +208,20 @@ async def call_tool(
         name,
         arguments,
         lambda: _dispatch(name, arguments, kind == "meta tool"),
-        redact.clean_result,
+        _clean,
         known=kind is not None,
         address=kind,
         missing=missing,
         limited=error_result,
-        failed=lambda result: bool(result.is_error),
+        failed=lambda result: bool(getattr(result, "is_error", False)),
     )
+
+
+Answer = types.CallToolResult | types.InputRequiredResult
+
+
+def _clean(result: Answer) -> Answer:
+    return redact.clean_result(result) if isinstance(result, types.CallToolResult) else result
 
 
 def _tool_kind(name: str) -> guard.Kind | None:
@@ -213,7 +233,7 @@ def _tool_kind(name: str) -> guard.Kind | None:
     return None
 
 
-async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> types.CallToolResult:
+async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> Answer:
     if meta:
         from . import dynamic
 
@@ -231,10 +251,13 @@ async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult
     if limited is not None:
         audit.mark("rate_limited")
         return error_result(limited)
-    return await _execute(name, arguments)
+    result = await _execute(name, arguments)
+    if isinstance(result, types.InputRequiredResult):  # call_tool's arguments are not the tool's
+        return error_result(f"Tool {name} asks the user for input: call it directly, not here.")
+    return result
 
 
-async def _execute(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+async def _execute(name: str, arguments: dict[str, Any]) -> Answer:
     """One tool's call, its guards passed; no exception escapes as an opaque protocol error."""
     token = extensions.current_tool.set(name)
     try:
@@ -343,12 +366,25 @@ def _http_result(name: str, response: Any) -> types.CallToolResult:
     )
 
 
-async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+async def _call_function(name: str, arguments: dict[str, Any]) -> Answer:
     from . import functions
 
     hooks = extensions.hooks()
+    request = tool_context.request.get()
+    rounds = tool_context.Rounds(request[1]) if request is not None else None
+
+    def context() -> Any:
+        assert request is not None and rounds is not None
+        return tool_context.make(request[0], rounds)
+
     try:
-        value = await functions.invoke(name, hooks.on_call(name, arguments))
+        value = await functions.invoke(
+            name, hooks.on_call(name, arguments), context if request is not None else None
+        )
+    except tool_context.InputRequired as needed:  # 2026-07-28: ask, then this call comes again
+        assert rounds is not None
+        audit.mark("input_required")
+        return rounds.result(needed)
     except functions.InvalidArguments as exc:
         return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
     except Exception as exc:
@@ -383,14 +419,34 @@ def server() -> Server:
         from .completion import complete
 
         handlers["on_completion"] = complete
-    return Server(
-        project.name,
-        version=project.version,
-        title=project.title,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        **handlers,
-    )
+    if project.context_tools:  # some tool may log: the logging capability, and its setLevel
+        handlers["on_set_logging_level"] = tool_context.set_level
+    with warnings.catch_warnings():  # logging is deprecated at 2026-07-28, kept for 2025-11-25
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        served = Server(
+            project.name,
+            version=project.version,
+            title=project.title,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            **handlers,
+        )
+    if project.context_tools:
+        served.middleware.append(_request_state_boundary())
+        # `ctx.info()` & co. warn on every call (deprecated at 2026-07-28): served all the same.
+        warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+    return served
+
+
+def _request_state_boundary() -> Any:
+    """Seals the requestState of 2026-07-28 input-required results (elicitation, sampling)
+    and refuses a changed or expired one: keys from PREFIX_REQUEST_STATE_KEY, shared by the
+    replicas, else a key of this process only."""
+    from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+    keys = settings.current().request_state_keys
+    security = RequestStateSecurity(keys=list(keys)) if keys else RequestStateSecurity.ephemeral()
+    return RequestStateBoundary(security, default_audience=current().name)
 
 
 def serve_stdio() -> None:
@@ -405,14 +461,15 @@ def serve_stdio() -> None:
 
 
 def serve_http(host: str, port: int) -> None:
-    """Stateless streamable HTTP at http://HOST:PORT/mcp."""
+    """Streamable HTTP at http://HOST:PORT/mcp: stateless unless PREFIX_HTTP_SESSIONS; SSE
+    responses (a call's progress and logs reach the client) unless PREFIX_HTTP_RESPONSE=json."""
     import uvicorn
 
     from .http_guard import auth_mode, protect, transport_security
 
     app = server().streamable_http_app(
-        stateless_http=True,
-        json_response=True,
+        stateless_http=not settings.current().http_sessions,
+        json_response=settings.current().http_response == "json",
         host=host,
         transport_security=transport_security(host),
     )

@@ -47,6 +47,8 @@ class Project:
     # Python sources: tool name -> (module, function, is_async); a module starting with "."
     # is relative to the package (a copy of the source file).
     functions: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
+    # Python tools whose function takes the request's Context (progress, logging, elicitation).
+    context_tools: tuple[str, ...] = ()
 
     def read_json(self, file: str) -> Any:
         """One of the package's data files, parsed."""
