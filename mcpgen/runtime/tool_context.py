@@ -219,20 +219,22 @@ class _Session:
     async def _ask(
         self, what: str, input_request: Any, result_type: type[R], related: types.RequestId | None
     ) -> R:
+        modern = _modern(self._ctx)
+        if not modern and not self._session.can_send_request:
+            # A stateless HTTP request: no channel back, nor the capabilities of initialize.
+            raise ClientUnsupported(
+                f"{what} needs a channel back to a 2025-11-25 client, which a stateless HTTP "
+                f"request lacks: run the server with {settings.current().variable('HTTP_SESSIONS')}"
+                f"=1 and {settings.current().variable('HTTP_RESPONSE')}=sse"
+            )
         if not _declared(self._session.client_capabilities, what):
             raise ClientUnsupported(f"the client does not support {what}")
-        if _modern(self._ctx):
+        if modern:
             key = self._rounds.next_key()
             answer = self._rounds.answers.get(key)
             if answer is None:
                 raise InputRequired(key, input_request)
             return result_type.model_validate(answer)
-        if not self._session.can_send_request:
-            raise ClientUnsupported(
-                f"{what} needs a channel back to the client, which a stateless HTTP request "
-                f"lacks: run with {settings.current().variable('HTTP_SESSIONS')}=1 "
-                f"and {settings.current().variable('HTTP_RESPONSE')}=sse"
-            )
         metadata = ServerMessageMetadata(related_request_id=related)
         return await self._session.send_request(input_request, result_type, metadata=metadata)
 

@@ -45,13 +45,15 @@ def stdio_target(package: str) -> list[str]:
 
 
 def run_client(client: str, calls: Sequence[dict[str, Any]], target: Sequence[str], env: dict[str, str],
-               mcp1_python: str | None = None, timeout: float = 600) -> dict[str, Any]:
-    """One driver run: connect, list every page, make `calls`; the driver's JSON report."""
+               mcp1_python: str | None = None, timeout: float = 600,
+               answers: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One driver run: connect, list every page, make `calls`; the driver's JSON report.
+    `answers` (TS driver): what the client answers elicitation and sampling with, its log level."""
     runtime, which = CLIENTS[client]
     driver = {"node": ["node", str(TS_DRIVER)], "python": [sys.executable, str(PY_DRIVER)],
               "mcp1": [mcp1_python or "", str(PY_DRIVER)]}[runtime]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as plan:
-        json.dump({"calls": list(calls)}, plan)
+        json.dump({"calls": list(calls), **({"client": answers} if answers else {})}, plan)
     try:
         run = subprocess.run(
             [*driver, which, plan.name, *target], check=False, capture_output=True, text=True, timeout=timeout,

@@ -48,22 +48,21 @@ PASSING = {
     "prompts-get-embedded-resource",
     "prompts-get-with-image",
     "completion-complete",
+    "logging-set-level",
+    "tools-call-with-logging",
+    "tools-call-with-progress",
+    "tools-call-sampling",
+    "tools-call-elicitation",
+    "elicitation-sep1034-defaults",
+    "elicitation-sep1330-enums",
 }
 _NO_CONTENT = "from-python tools return JSON data as text; image/audio/resource content is not generated"
-_NO_CONTEXT = "generated tools get no request context: no logging, progress, sampling or elicitation"
 _NO_SUBSCRIPTIONS = "generated servers are stateless: no resources/subscribe"
 EXPECTED_FAILURES = {
-    "logging-set-level": "the generated server does not declare the logging capability (-32601)",
     "tools-call-image": _NO_CONTENT,
     "tools-call-audio": _NO_CONTENT,
     "tools-call-embedded-resource": _NO_CONTENT,
     "tools-call-mixed-content": _NO_CONTENT,
-    "tools-call-with-logging": _NO_CONTEXT,
-    "tools-call-with-progress": _NO_CONTEXT,
-    "tools-call-sampling": _NO_CONTEXT,
-    "tools-call-elicitation": _NO_CONTEXT,
-    "elicitation-sep1034-defaults": _NO_CONTEXT,
-    "elicitation-sep1330-enums": _NO_CONTEXT,
     "resources-subscribe": _NO_SUBSCRIPTIONS,
     "resources-unsubscribe": _NO_SUBSCRIPTIONS,
 }
@@ -113,7 +112,9 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server_url(generated: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("conformance-log") / "server.log"
-    with http_server(PACKAGE, {**os.environ, "PYTHONPATH": str(generated / "src")}, log) as port:
+    # Sessions: the suite is a 2025-11-25 client, asked for sampling and elicitation mid-call.
+    env = {**os.environ, "PYTHONPATH": str(generated / "src"), "CONFORMANCE_FIXTURE_HTTP_SESSIONS": "1"}
+    with http_server(PACKAGE, env, log) as port:
         yield f"http://127.0.0.1:{port}/mcp"
 
 
@@ -193,7 +194,11 @@ def test_inspector_lists_over_stdio(npm_tools: dict[str, Path], generated: Path,
         sys.executable, "-m", PACKAGE,
     )
     assert code == 0
-    assert [t["name"] for t in listing["tools"]] == ["test_simple_text", "test_error_handling", "json_schema_2020_12_tool"]
+    assert [t["name"] for t in listing["tools"]] == [
+        "test_simple_text", "test_error_handling", "json_schema_2020_12_tool", "test_tool_with_logging",
+        "test_tool_with_progress", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
+        "test_elicitation_sep1330_enums",
+    ]
 
 
 def test_inspector_calls_a_tool(npm_tools: dict[str, Path], server_url: str, tmp_path: Path) -> None:
