@@ -703,14 +703,18 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
         ),
         (
             f"{p}_HTTP_SESSIONS",
-            "1 = HTTP sessions (Mcp-Session-Id), for elicitation and sampling with 2025-11-25 clients; "
-            "one replica, or sticky routing",
+            (
+                "1 = HTTP sessions (Mcp-Session-Id), for elicitation and sampling with 2025-11-25 "
+                "clients; one replica, or sticky routing"
+            ),
             "0",
         ),
         (
             f"{p}_REQUEST_STATE_KEY",
-            "Keys (32+ characters, comma-separated, first one seals) for 2026-07-28 elicitation state; "
-            "the same on every replica",
+            (
+                "Keys (32+ characters, comma-separated, first one seals) for 2026-07-28 elicitation "
+                "state; the same on every replica"
+            ),
             "one per process",
         ),
         (

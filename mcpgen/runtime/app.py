@@ -8,6 +8,7 @@ compiled on a tool's first call, so start-up stays light however many tools ther
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import logging
 import sys
@@ -372,18 +373,15 @@ async def _call_function(name: str, arguments: dict[str, Any]) -> Answer:
     hooks = extensions.hooks()
     request = tool_context.request.get()
     rounds = tool_context.Rounds(request[1]) if request is not None else None
-
-    def context() -> Any:
-        assert request is not None and rounds is not None
-        return tool_context.make(request[0], rounds)
-
+    context = None
+    if request is not None and rounds is not None:
+        context = functools.partial(tool_context.make, request[0], rounds)
     try:
-        value = await functions.invoke(
-            name, hooks.on_call(name, arguments), context if request is not None else None
-        )
+        value = await functions.invoke(name, hooks.on_call(name, arguments), context)
     except tool_context.InputRequired as needed:  # 2026-07-28: ask, then this call comes again
-        assert rounds is not None
         audit.mark("input_required")
+        if rounds is None:  # only a request's own context can ask
+            return error_result(f"Tool {name} asked for input outside a request.")
         return rounds.result(needed)
     except functions.InvalidArguments as exc:
         return error_result("Invalid arguments:\n" + "\n".join(exc.errors))

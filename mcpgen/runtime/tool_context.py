@@ -52,7 +52,7 @@ from .project import current
 
 log = logging.getLogger(__name__)
 
-__all__ = ["InputRequired", "Rounds", "ClientUnsupported", "request", "set_level"]
+__all__ = ["ClientUnsupported", "InputRequired", "Rounds", "request", "set_level"]
 
 R = TypeVar("R", bound=BaseModel)
 # The request being served, with its params: set around each tools/call (see app.call_tool).
@@ -180,7 +180,9 @@ class _Session:
             message=redact.clean_text(message), requested_schema=requested_schema
         )
         request = types.ElicitRequest(params=params)
-        return await self._ask("elicitation (form)", request, types.ElicitResult, related_request_id)
+        return await self._ask(
+            "elicitation (form)", request, types.ElicitResult, related_request_id
+        )
 
     elicit = elicit_form
 
@@ -325,4 +327,3 @@ class _OwnResources:
                 data = item.text
             contents.append(ReadResourceContents(content=data, mime_type=item.mime_type))
         return contents
-
