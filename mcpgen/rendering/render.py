@@ -738,6 +738,14 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
                 f"twice {p}_TIMEOUT",
             ),
             (f"{p}_RETRIES", "Retries of idempotent requests after connection errors and 502/503/504", "2"),
+            (
+                f"{p}_PROGRESS_INTERVAL",
+                (
+                    "Seconds between progress notifications while an upstream call runs, to a "
+                    "client that sent a progressToken; 0 = none"
+                ),
+                "5",
+            ),
             (f"{p}_MAX_CONNECTIONS", "Upstream connections open at once; a call finding all busy says so", "100"),
             (
                 f"{p}_MAX_RESPONSE_BYTES",

@@ -13,9 +13,11 @@ import json
 import logging
 import sys
 import warnings
+from collections.abc import Awaitable, Callable
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
 from mcp import MCPError, types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -37,6 +39,7 @@ from .catalog import tool_table
 from .project import current, resets
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_TEXT = 100_000  # characters of an error message; results are cut at PREFIX_MAX_RESPONSE_CHARS
 MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
@@ -303,7 +306,9 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResu
     if problems:
         return error_result("Invalid arguments:\n" + "\n".join(problems))
     try:
-        response = await upstream.send(tool_table()[name]["http"], arguments)
+        response = await _with_heartbeat(
+            lambda: upstream.send(tool_table()[name]["http"], arguments)
+        )
     except upstream.InvalidArgument as exc:
         return error_result(f"Invalid arguments:\n{exc}")
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
@@ -313,6 +318,43 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResu
         audit.mark("rate_limited")
         return error_result(message)
     return _http_result(name, response)
+
+
+async def _with_heartbeat(work: Callable[[], Awaitable[T]]) -> T:
+    """`work()`, with a progress notification every PREFIX_PROGRESS_INTERVAL seconds while it
+    runs, when the client sent a progressToken: a long upstream call shows it is alive."""
+    request = tool_context.request.get()
+    interval = settings.current().progress_interval
+    meta = request[0].meta if request is not None else None
+    if request is None or not meta or meta.get("progress_token") is None or not interval:
+        return await work()
+    session = request[0].session
+    done = anyio.Event()
+    outcome: list[Any] = []
+
+    async def run() -> None:
+        try:
+            outcome.append(await work())
+        except Exception as exc:  # raised below, in the caller's task (a task group would wrap it)
+            log.debug("upstream call of a heartbeat failed", exc_info=True)
+            outcome.append(exc)
+        finally:
+            done.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        beats = 0
+        while not done.is_set():
+            with anyio.move_on_after(interval):
+                await done.wait()
+            if not done.is_set():
+                beats += 1
+                waited = f"waiting for the upstream API ({beats * interval:g} s)"
+                await session.report_progress(beats, None, waited)
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    result: T = outcome[0]
+    return result
 
 
 def _http_result(name: str, response: Any) -> types.CallToolResult:

@@ -36,6 +36,7 @@ DEFAULT_MAX_CONNECTIONS = 100  # upstream connections open at once (httpx's defa
 DEFAULT_MAX_RESPONSE_BYTES = 20_000_000  # an upstream body, counted after decompression
 DEFAULT_MAX_UPLOAD_BYTES = 50_000_000  # one file part or binary body sent upstream
 MIN_BYTES = 1_000
+DEFAULT_PROGRESS_INTERVAL = 5.0  # seconds between heartbeats while an upstream call runs
 DEFAULT_HTTP_KEEP_ALIVE = 120  # uvicorn's 5 s closes the socket a TS client reuses after listing
 MIN_RESPONSE_CHARS = 1_000
 MIN_TOKEN_CHARS = 16  # PREFIX_MCP_TOKEN: shorter ones are guessable (and too short to redact)
@@ -86,6 +87,7 @@ class Settings:
     http_response: HttpResponse = "sse"
     http_sessions: bool = False  # Mcp-Session-Id: requests to a 2025-11-25 client over HTTP
     request_state_keys: tuple[str, ...] = ()  # seal 2026-07-28 requestState; empty: per process
+    progress_interval: float = DEFAULT_PROGRESS_INTERVAL  # 0: no heartbeat progress
     read_only: bool = False
     tools_allow: tuple[str, ...] = ()
     tools_deny: tuple[str, ...] = ()
@@ -199,6 +201,7 @@ def load(
         http_response=read("HTTP_RESPONSE", _http_response, "sse"),
         http_sessions=read("HTTP_SESSIONS", _flag, False),
         request_state_keys=read("REQUEST_STATE_KEY", _state_keys, ()),
+        progress_interval=read("PROGRESS_INTERVAL", _interval, DEFAULT_PROGRESS_INTERVAL),
         read_only=read("READ_ONLY", _flag, False),
         tools_allow=read("TOOLS_ALLOW", _patterns(names), ()),
         tools_deny=read("TOOLS_DENY", _patterns(names), ()),
@@ -368,6 +371,10 @@ def _seconds(variable: str, raw: str) -> float:
     if not 0.001 <= value < float("inf"):
         raise SettingsError(f"{variable}={raw!r}: expected a number of seconds >= 0.001")
     return value
+
+
+def _interval(variable: str, raw: str) -> float:
+    return 0.0 if raw.lower() in ("0", "off") else _seconds(variable, raw)
 
 
 def _whole(minimum: int) -> Callable[[str, str], int]:

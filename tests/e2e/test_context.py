@@ -32,7 +32,8 @@ from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_cl
 from tests.clients.harness import run_client, stdio_target
 from tests.npm import ensure_installed, package_path
 
-from .conftest import http_server, server_env
+from .conftest import API_KEY, http_server, server_env
+from .faults import FaultyUpstream
 from .projects import run_cli
 
 pytestmark = pytest.mark.anyio
@@ -456,3 +457,52 @@ def test_typescript_clients_on_stateless_http(request: pytest.FixtureRequest, no
         assert "DESK_HTTP_SESSIONS=1" in calls[name]["texts"][0]
     assert report["elicitations"] == report["samplings"] == []
     assert calls["motd"]["texts"] == ["text/plain: Welcome to the desk"]
+
+
+# -- OpenAPI tools: heartbeat progress while the upstream is slow ----------------------------
+
+
+@pytest.mark.parametrize(("transport", "mode"), [("stdio", "legacy"), ("stdio", "auto"), ("http", "legacy"),
+                                                 ("http", "auto")])
+async def test_openapi_tools_send_heartbeat_progress(generated: Path, log_dir: Path, transport: str,
+                                                     mode: str) -> None:
+    """A client that sent a progressToken hears from a call waiting on a slow upstream."""
+    upstream = FaultyUpstream().start()
+    env = server_env(generated, PETSTORE_BASE_URL=upstream.base_url, PETSTORE_API_KEY=API_KEY,
+                     PETSTORE_PROGRESS_INTERVAL="0.1")
+    beats: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        beats.append((done, total, message))
+
+    async def slow_call(connected: Client) -> None:
+        with anyio.fail_after(HANG_GUARD):
+            async with anyio.create_task_group() as group:
+                results: list[types.CallToolResult] = []
+
+                async def run() -> None:
+                    results.append(await connected.call_tool("getPetById", {"petId": 1001},
+                                                             progress_callback=on_progress))
+
+                group.start_soon(run)
+                while len(beats) < 2:  # the call is still waiting: the upstream holds it
+                    await anyio.sleep(0.01)
+                upstream.release()
+            assert not results[0].is_error
+        quick = await connected.call_tool("getPetById", {"petId": 1}, progress_callback=on_progress)
+        assert not quick.is_error
+
+    try:
+        if transport == "stdio":
+            params = StdioServerParameters(command=sys.executable, args=["-m", "petstore_mcp"], env=env)
+            async with Client(stdio_client(params), mode=mode, cache=None) as connected:  # type: ignore[arg-type]
+                await slow_call(connected)
+        else:
+            with http_server("petstore_mcp", env, log_dir / f"heartbeat-{mode}.log") as port:
+                async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode, cache=None) as connected:  # type: ignore[arg-type]
+                    await slow_call(connected)
+    finally:
+        upstream.stop()
+    assert beats[:2] == [(1, None, "waiting for the upstream API (0.1 s)"),
+                         (2, None, "waiting for the upstream API (0.2 s)")]
+    assert all(total is None for _, total, _ in beats)  # nothing after the quick call's answer

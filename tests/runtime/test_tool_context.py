@@ -42,12 +42,12 @@ async def steps(n: int, ctx: Context) -> int:
 async def logs(ctx: Context) -> str:
     await ctx.debug("d")
     await ctx.info("i")
-    await ctx.error({"key": "%s"})
+    await ctx.error({"key": "SECRET"})
     return "ok"
 
 
 async def ask(ctx: Context) -> str:
-    answer = await ctx.elicit("Word? %s", Answer)
+    answer = await ctx.elicit("Word? SECRET", Answer)
     try:
         second = await ctx.elicit("Again?", Answer)
     except Exception:  # what user code may do: the round trip is not an Exception
@@ -60,7 +60,7 @@ async def ask(ctx: Context) -> str:
 async def read(ctx: Context) -> str:
     await ctx.read_resource("x://nothing")
     return "read"
-''' % (SECRET, SECRET)
+'''.replace("SECRET", SECRET)
 
 
 def _tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
