@@ -471,9 +471,12 @@ async def test_openapi_tools_send_heartbeat_progress(generated: Path, log_dir: P
     env = server_env(generated, PETSTORE_BASE_URL=upstream.base_url, PETSTORE_API_KEY=API_KEY,
                      PETSTORE_PROGRESS_INTERVAL="0.1")
     beats: list[tuple[float, float | None, str | None]] = []
+    two_beats = anyio.Event()
 
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
         beats.append((done, total, message))
+        if len(beats) >= 2:
+            two_beats.set()
 
     async def slow_call(connected: Client) -> None:
         with anyio.fail_after(HANG_GUARD):
@@ -485,8 +488,7 @@ async def test_openapi_tools_send_heartbeat_progress(generated: Path, log_dir: P
                                                              progress_callback=on_progress))
 
                 group.start_soon(run)
-                while len(beats) < 2:  # the call is still waiting: the upstream holds it
-                    await anyio.sleep(0.01)
+                await two_beats.wait()  # while the call still waits: the upstream holds it
                 upstream.release()
             assert not results[0].is_error
         quick = await connected.call_tool("getPetById", {"petId": 1}, progress_callback=on_progress)
