@@ -57,6 +57,11 @@ async def ask(ctx: Context) -> str:
     return answer.data.word + second.data.word
 
 
+async def link(ctx: Context) -> str:
+    answer = await ctx.elicit_url("Sign in SECRET", "https://example.com/sign-in", "e-1")
+    return answer.action
+
+
 async def read(ctx: Context) -> str:
     await ctx.read_resource("x://nothing")
     return "read"
@@ -77,7 +82,8 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project]
     (package / "hooks.py").write_text(HOOKS)
     (package / "custom_tools.py").write_text("")
     (package / "tools_source.py").write_text(MODULE)
-    tools = [_tool("steps", {"n": {"type": "integer"}}), _tool("logs", {}), _tool("ask", {}), _tool("read", {})]
+    tools = [_tool("steps", {"n": {"type": "integer"}}), _tool("logs", {}), _tool("ask", {}), _tool("read", {}),
+             _tool("link", {})]
     (package / "tools.json").write_text(json.dumps(tools))
     monkeypatch.syspath_prepend(str(tmp_path))
     for variable in [v for v in os.environ if v.startswith("CTX_")]:
@@ -85,8 +91,8 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project]
     monkeypatch.setenv("CTX_API_SECRET", SECRET)
     installed = Project(
         package=name, name="ctx", title="Ctx", version="1", command="ctx-mcp", env_prefix="CTX", source="python",
-        functions={tool: (".tools_source", tool, True) for tool in ("steps", "logs", "ask", "read")},
-        context_tools=("steps", "logs", "ask", "read"),
+        functions={tool: (".tools_source", tool, True) for tool in ("steps", "logs", "ask", "read", "link")},
+        context_tools=("steps", "logs", "ask", "read", "link"),
     )
     runtime_project.install(installed)
     settings._parsed.clear()
@@ -167,6 +173,21 @@ async def test_elicitation_rounds(served: Project, mode: str) -> None:
         result = await client.call_tool("ask", {})
     assert result.content[0].text == "abcd"  # type: ignore[union-attr]
     assert asked == ["Word? [redacted]", "Again?"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_url_elicitation(served: Project, mode: str) -> None:
+    asked: list[tuple[str, str]] = []
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        asked.append((params.message, params.url))
+        return types.ElicitResult(action="accept")
+
+    async with Client(app.server(), mode=mode, cache=None, elicitation_callback=on_elicit) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("link", {})
+    assert result.content[0].text == "accept"  # type: ignore[union-attr]
+    assert asked == [("Sign in [redacted]", "https://example.com/sign-in")]
 
 
 async def test_a_modern_round_is_sealed_and_bound(served: Project) -> None:
