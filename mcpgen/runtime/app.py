@@ -325,7 +325,7 @@ async def _with_heartbeat(work: Callable[[], Awaitable[T]]) -> T:
     runs, when the client sent a progressToken: a long upstream call shows it is alive."""
     request = tool_context.request.get()
     interval = settings.current().progress_interval
-    meta = request[0].meta if request is not None else None
+    meta = getattr(request[0], "meta", None) if request is not None else None
     if request is None or not meta or meta.get("progress_token") is None or not interval:
         return await work()
     session = request[0].session
