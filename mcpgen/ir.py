@@ -107,6 +107,7 @@ class PythonCall:
     module: str
     function: str
     is_async: bool
+    context: str | None = None  # the parameter that takes the request's Context (not an argument)
 
 
 @dataclass(frozen=True, slots=True)

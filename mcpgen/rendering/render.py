@@ -546,6 +546,7 @@ def render_project(project: Project) -> dict[str, str]:
         "sends_bytes": _sends_bytes(project),
         "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
         "default_scopes": project.default_scopes,
+        "context_tools": tuple(t.name for t in project.tools if t.call and t.call.context),
     }
     pkg = f"src/{project.package}"
     files = {
@@ -746,6 +747,27 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
         ),
         (f"{p}_REDIS_TIMEOUT", "Deadline of one Redis check, connecting included, seconds", "0.25"),
         (
+            f"{p}_HTTP_RESPONSE",
+            "sse: a call's progress and log notifications reach HTTP clients; json: one JSON body, none",
+            "sse",
+        ),
+        (
+            f"{p}_HTTP_SESSIONS",
+            (
+                "1 = HTTP sessions (Mcp-Session-Id), for elicitation and sampling with 2025-11-25 "
+                "clients; one replica, or sticky routing"
+            ),
+            "0",
+        ),
+        (
+            f"{p}_REQUEST_STATE_KEY",
+            (
+                "Keys (32+ characters, comma-separated, first one seals) for 2026-07-28 elicitation "
+                "state; the same on every replica"
+            ),
+            "one per process",
+        ),
+        (
             f"{p}_AUDIT_LOG",
             "One JSON line per tool call on stderr: full (arguments redacted), minimal, off",
             "full",
@@ -766,6 +788,14 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
                 f"twice {p}_TIMEOUT",
             ),
             (f"{p}_RETRIES", "Retries of idempotent requests after connection errors and 502/503/504", "2"),
+            (
+                f"{p}_PROGRESS_INTERVAL",
+                (
+                    "Seconds between progress notifications while an upstream call runs, to a "
+                    "client that sent a progressToken; 0 = none"
+                ),
+                "5",
+            ),
             (f"{p}_MAX_CONNECTIONS", "Upstream connections open at once; a call finding all busy says so", "100"),
             (
                 f"{p}_MAX_RESPONSE_BYTES",

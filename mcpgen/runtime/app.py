@@ -8,15 +8,20 @@ compiled on a tool's first call, so start-up stays light however many tools ther
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import logging
 import sys
+import warnings
+from collections.abc import Awaitable, Callable
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+import anyio
 from mcp import MCPError, types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.caching import CacheHint
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import (
@@ -33,11 +38,13 @@ from . import (
     results,
     settings,
     subscriptions,
+    tool_context,
 )
 from .catalog import tool_table
 from .project import current, resets
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_TEXT = 100_000  # characters of an error message; results are cut at PREFIX_MAX_RESPONSE_CHARS
 MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
@@ -183,10 +190,20 @@ async def list_tools(
 
 async def call_tool(
     ctx: ServerRequestContext, params: types.CallToolRequestParams
-) -> types.CallToolResult:
+) -> types.CallToolResult | types.InputRequiredResult:
     """Every call through `guarded`: access, rate limits, one audit line, every result and
-    error message with secrets redacted and control characters stripped."""
+    error message with secrets redacted and control characters stripped. A Python tool that
+    asks the user something on 2026-07-28 is answered with an InputRequiredResult (see
+    `tool_context`), its question cleaned where it was made."""
     name, arguments = params.name, dict(params.arguments or {})
+    token = tool_context.request.set((ctx, params))
+    try:
+        return await _guarded_call(name, arguments)
+    finally:
+        tool_context.request.reset(token)
+
+
+async def _guarded_call(name: str, arguments: dict[str, Any]) -> Answer:
     kind = _tool_kind(name)
 
     def missing(why: str | None) -> MCPError:
@@ -200,13 +217,20 @@ async def call_tool(
         name,
         arguments,
         lambda: _dispatch(name, arguments, kind == "meta tool"),
-        redact.clean_result,
+        _clean,
         known=kind is not None,
         address=kind,
         missing=missing,
         limited=error_result,
-        failed=lambda result: bool(result.is_error),
+        failed=lambda result: bool(getattr(result, "is_error", False)),
     )
+
+
+Answer = types.CallToolResult | types.InputRequiredResult
+
+
+def _clean(result: Answer) -> Answer:
+    return redact.clean_result(result) if isinstance(result, types.CallToolResult) else result
 
 
 def _tool_kind(name: str) -> guard.Kind | None:
@@ -218,7 +242,7 @@ def _tool_kind(name: str) -> guard.Kind | None:
     return None
 
 
-async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> types.CallToolResult:
+async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> Answer:
     if meta:
         from . import dynamic
 
@@ -236,10 +260,13 @@ async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult
     if limited is not None:
         audit.mark("rate_limited")
         return error_result(limited)
-    return await _execute(name, arguments)
+    result = await _execute(name, arguments)
+    if isinstance(result, types.InputRequiredResult):  # call_tool's arguments are not the tool's
+        return error_result(f"Tool {name} asks the user for input: call it directly, not here.")
+    return result
 
 
-async def _execute(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+async def _execute(name: str, arguments: dict[str, Any]) -> Answer:
     """One tool's call, its guards passed; no exception escapes as an opaque protocol error."""
     token = extensions.current_tool.set(name)
     try:
@@ -287,7 +314,9 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResu
     if problems:
         return error_result("Invalid arguments:\n" + "\n".join(problems))
     try:
-        response = await upstream.send(tool_table()[name]["http"], arguments)
+        response = await _with_heartbeat(
+            lambda: upstream.send(tool_table()[name]["http"], arguments)
+        )
     except upstream.InvalidArgument as exc:
         return error_result(f"Invalid arguments:\n{exc}")
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
@@ -297,6 +326,43 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResu
         audit.mark("rate_limited")
         return error_result(message)
     return _http_result(name, response)
+
+
+async def _with_heartbeat(work: Callable[[], Awaitable[T]]) -> T:
+    """`work()`, with a progress notification every PREFIX_PROGRESS_INTERVAL seconds while it
+    runs, when the client sent a progressToken: a long upstream call shows it is alive."""
+    request = tool_context.request.get()
+    interval = settings.current().progress_interval
+    meta = getattr(request[0], "meta", None) if request is not None else None
+    if request is None or not meta or meta.get("progress_token") is None or not interval:
+        return await work()
+    session = request[0].session
+    done = anyio.Event()
+    outcome: list[Any] = []
+
+    async def run() -> None:
+        try:
+            outcome.append(await work())
+        except Exception as exc:  # raised below, in the caller's task (a task group would wrap it)
+            log.debug("upstream call of a heartbeat failed", exc_info=True)
+            outcome.append(exc)
+        finally:
+            done.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        beats = 0
+        while not done.is_set():
+            with anyio.move_on_after(interval):
+                await done.wait()
+            if not done.is_set():
+                beats += 1
+                waited = f"waiting for the upstream API ({beats * interval:g} s)"
+                await session.report_progress(beats, None, waited)
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    result: T = outcome[0]
+    return result
 
 
 def _http_result(name: str, response: Any) -> types.CallToolResult:
@@ -351,17 +417,28 @@ def _http_result(name: str, response: Any) -> types.CallToolResult:
     )
 
 
-async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+async def _call_function(name: str, arguments: dict[str, Any]) -> Answer:
     from . import functions
 
     hooks = extensions.hooks()
+    request = tool_context.request.get()
+    rounds = tool_context.Rounds(request[1]) if request is not None else None
+    context = None
+    if request is not None and rounds is not None:
+        context = functools.partial(tool_context.make, request[0], rounds)
     try:
         limits = settings.current()  # an SDK Image/Audio file past it is not read
         value = await functions.invoke(
             name,
             hooks.on_call(name, arguments),
             (limits.max_response_bytes, limits.variable("MAX_RESPONSE_BYTES")),
+            context,
         )
+    except tool_context.InputRequired as needed:  # 2026-07-28: ask, then this call comes again
+        audit.mark("input_required")
+        if rounds is None:  # only a request's own context can ask
+            return error_result(f"Tool {name} asked for input outside a request.")
+        return rounds.result(needed)
     except functions.InvalidArguments as exc:
         return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
     except Exception as exc:
@@ -464,16 +541,36 @@ def server() -> Server:
         from .completion import complete
 
         handlers["on_completion"] = complete
-    return _Server(
-        project.name,
-        version=project.version,
-        title=project.title,
-        icons=[types.Icon.model_validate(icon) for icon in project.icons] or None,
-        cache_hints=cache_hints(),
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        **handlers,
-    )
+    if project.context_tools:  # some tool may log: the logging capability, and its setLevel
+        handlers["on_set_logging_level"] = tool_context.set_level
+    with warnings.catch_warnings():  # logging is deprecated at 2026-07-28, kept for 2025-11-25
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        served = _Server(
+            project.name,
+            version=project.version,
+            title=project.title,
+            icons=[types.Icon.model_validate(icon) for icon in project.icons] or None,
+            cache_hints=cache_hints(),
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            **handlers,
+        )
+    if project.context_tools:
+        served.middleware.append(_request_state_boundary())
+        # `ctx.info()` & co. warn on every call (deprecated at 2026-07-28): served all the same.
+        warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+    return served
+
+
+def _request_state_boundary() -> Any:
+    """Seals the requestState of 2026-07-28 input-required results (elicitation, sampling)
+    and refuses a changed or expired one: keys from PREFIX_REQUEST_STATE_KEY, shared by the
+    replicas, else a key of this process only."""
+    from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+    keys = settings.current().request_state_keys
+    security = RequestStateSecurity(keys=list(keys)) if keys else RequestStateSecurity.ephemeral()
+    return RequestStateBoundary(security, default_audience=current().name)
 
 
 def serve_stdio() -> None:
@@ -488,7 +585,8 @@ def serve_stdio() -> None:
 
 
 def serve_http(host: str, port: int) -> None:
-    """Stateless streamable HTTP at http://HOST:PORT/mcp."""
+    """Streamable HTTP at http://HOST:PORT/mcp: stateless unless PREFIX_HTTP_SESSIONS; SSE
+    responses (a call's progress and logs reach the client) unless PREFIX_HTTP_RESPONSE=json."""
     import uvicorn
 
     from .http_guard import auth_mode, protect, resource_url, transport_security
@@ -497,8 +595,8 @@ def serve_http(host: str, port: int) -> None:
     resource = resource_url(host, port)
     subscriptions.stateless = True  # no session to notify later: see subscriptions.py
     app = server().streamable_http_app(
-        stateless_http=True,
-        json_response=True,
+        stateless_http=not settings.current().http_sessions,
+        json_response=settings.current().http_response == "json",
         host=host,
         transport_security=transport_security(host),
     )

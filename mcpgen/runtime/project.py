@@ -54,6 +54,8 @@ class Project:
     functions: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
     # OAuth scopes a tool without its own (in tools.json) needs (see `oauth`).
     default_scopes: tuple[str, ...] = ()
+    # Python tools whose function takes the request's Context (progress, logging, elicitation).
+    context_tools: tuple[str, ...] = ()
 
     def read_json(self, file: str) -> Any:
         """One of the package's data files, parsed."""

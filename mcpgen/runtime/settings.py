@@ -28,6 +28,7 @@ from .project import current as current_project
 AuditMode = Literal["full", "minimal", "off"]
 RedisFailure = Literal["open", "closed"]
 AuthMode = Literal["token", "oauth"]
+HttpResponse = Literal["sse", "json"]
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 30.0
@@ -39,6 +40,7 @@ DEFAULT_MAX_RESPONSE_BYTES = 20_000_000  # an upstream body, counted after decom
 DEFAULT_MAX_UPLOAD_BYTES = 50_000_000  # one file part or binary body sent upstream
 MIN_BYTES = 1_000
 DEFAULT_REDIS_TIMEOUT = 0.25  # one shared rate-limit check (see `shared`), connecting included
+DEFAULT_PROGRESS_INTERVAL = 5.0  # seconds between heartbeats while an upstream call runs
 DEFAULT_HTTP_KEEP_ALIVE = 120  # uvicorn's 5 s closes the socket a TS client reuses after listing
 MIN_RESPONSE_CHARS = 1_000
 DEFAULT_OAUTH_ALGORITHMS = ("RS256", "PS256", "ES256", "ES384", "EdDSA")
@@ -55,6 +57,7 @@ OAUTH_ALGORITHMS: tuple[str, ...] = (
 )
 OAUTH_ALGORITHMS += ("ES512", "EdDSA")
 MIN_TOKEN_CHARS = 16  # PREFIX_MCP_TOKEN: shorter ones are guessable (and too short to redact)
+MIN_STATE_KEY_CHARS = 32  # PREFIX_REQUEST_STATE_KEY: the SDK's AES-GCM codec wants 32 bytes
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 _RATE = re.compile(
     r"^(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hr|hour)(?:\s+burst\s+(\d+))?$",
@@ -97,6 +100,11 @@ class Settings:
     page_size: int = 25
     max_response_chars: int = 100_000
     http_keep_alive: int = DEFAULT_HTTP_KEEP_ALIVE
+    # SSE responses carry a call's progress and log notifications; JSON ones cannot.
+    http_response: HttpResponse = "sse"
+    http_sessions: bool = False  # Mcp-Session-Id: requests to a 2025-11-25 client over HTTP
+    request_state_keys: tuple[str, ...] = ()  # seal 2026-07-28 requestState; empty: per process
+    progress_interval: float = DEFAULT_PROGRESS_INTERVAL  # 0: no heartbeat progress
     read_only: bool = False
     tools_allow: tuple[str, ...] = ()
     tools_deny: tuple[str, ...] = ()
@@ -170,6 +178,7 @@ def secret_variables(
     ones are not secret."""
     prefix = project.env_prefix
     names = [*project.secret_env_vars, f"{prefix}_MCP_TOKEN", f"{prefix}_REDIS_URL"]
+    names.append(f"{prefix}_REQUEST_STATE_KEY")
     names += [
         name
         for name in sorted(environ)
@@ -223,6 +232,10 @@ def load(
             "MAX_RESPONSE_CHARS", _whole(MIN_RESPONSE_CHARS), project.max_response_chars
         ),
         http_keep_alive=read("HTTP_KEEP_ALIVE", _whole(1), DEFAULT_HTTP_KEEP_ALIVE),
+        http_response=read("HTTP_RESPONSE", _http_response, "sse"),
+        http_sessions=read("HTTP_SESSIONS", _flag, False),
+        request_state_keys=read("REQUEST_STATE_KEY", _state_keys, ()),
+        progress_interval=read("PROGRESS_INTERVAL", _interval, DEFAULT_PROGRESS_INTERVAL),
         read_only=read("READ_ONLY", _flag, False),
         tools_allow=read("TOOLS_ALLOW", _patterns(names), ()),
         tools_deny=read("TOOLS_DENY", _patterns(names), ()),
@@ -517,6 +530,10 @@ def _seconds(variable: str, raw: str) -> float:
     return value
 
 
+def _interval(variable: str, raw: str) -> float:
+    return 0.0 if raw.lower() in ("0", "off") else _seconds(variable, raw)
+
+
 def _whole(minimum: int) -> Callable[[str, str], int]:
     def parse(variable: str, raw: str) -> int:
         if not re.fullmatch(r"\d+", raw) or int(raw) < minimum:
@@ -606,6 +623,28 @@ def _algorithms(variable: str, raw: str) -> tuple[str, ...]:
                 "(asymmetric signatures only: never none or HS*)"
             )
     return names
+
+
+def _http_response(variable: str, raw: str) -> HttpResponse:
+    modes: dict[str, HttpResponse] = {"sse": "sse", "json": "json"}
+    if raw.lower() in modes:
+        return modes[raw.lower()]
+    raise SettingsError(
+        f"{variable}={raw!r}: expected sse (progress and log notifications reach the client) "
+        "or json (one JSON body per request, no notifications)"
+    )
+
+
+def _state_keys(variable: str, raw: str) -> tuple[str, ...]:
+    """A key ring: the first seals, every one unseals (rotation: `new,old`, later `new`)."""
+    keys = _list(variable, raw)
+    if any(len(key) < MIN_STATE_KEY_CHARS for key in keys):
+        raise SettingsError(
+            f"{variable}: expected comma-separated keys of at least {MIN_STATE_KEY_CHARS} "
+            "characters each (the same on every replica), e.g. from "
+            "python -c 'import secrets; print(secrets.token_hex(32))'"
+        )
+    return keys
 
 
 def _existing_path(variable: str, raw: str) -> str:

@@ -46,7 +46,7 @@ from mcpgen import naming
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
 from mcpgen.runtime.content import returns_content
-from mcpgen.runtime.functions import arguments_model
+from mcpgen.runtime.functions import arguments_model, context_parameter
 from mcpgen.schema.output import bound_output_schema, portable_output_schema, with_content_id
 from mcpgen.schema.strict import drop_unencodable
 
@@ -367,7 +367,7 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            input_schema, output_schema, wraps = _schemas(attr, function)
+            input_schema, output_schema, wraps, takes = _schemas(attr, function)
     except _Skip as skip:
         diagnostics.items.append(Diagnostic(
             Level.WARNING, f"function {attr!r} skipped: {skip}", file, "", skip.line or line,
@@ -403,6 +403,7 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
             module=loaded.call_module,
             function=attr,
             is_async=inspect.iscoroutinefunction(function),
+            context=takes,
         ),
     )
     return _Draft(attr, tool)
@@ -451,7 +452,7 @@ def _prompt(attr: str, loaded: _Loaded, diagnostics: Diagnostics) -> Prompt | No
     )
 
 
-def _schemas(attr: str, function: Callable[..., Any]) -> tuple[JsonSchema, JsonSchema | None, bool]:
+def _schemas(attr: str, function: Callable[..., Any]) -> tuple[JsonSchema, JsonSchema | None, bool, str | None]:
     if inspect.isgeneratorfunction(function) or inspect.isasyncgenfunction(function):
         raise _Skip("generator functions are not supported; return a list instead")
     try:
@@ -465,9 +466,12 @@ def _schemas(attr: str, function: Callable[..., Any]) -> tuple[JsonSchema, JsonS
         if why:
             raise _Skip(f"parameter {parameter.name!r} {why}", param_lines.get(parameter.name))
     hints = _type_hints(function, param_lines)
+    # The request's Context (as MCPServer injects it) is passed by the server, not the model.
+    takes = context_parameter(hints)
+    parameters = [parameter for parameter in parameters if parameter.name != takes]
     input_schema = _input_schema(attr, parameters, hints, param_lines)
     output_schema, wraps = _output_schema(hints)
-    return input_schema, output_schema, wraps
+    return input_schema, output_schema, wraps, takes
 
 
 def _parameter_problem(parameter: inspect.Parameter) -> str | None:

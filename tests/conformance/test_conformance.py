@@ -73,16 +73,13 @@ PASSING = {
     "prompts-get-embedded-resource",
     "prompts-get-with-image",
     "completion-complete",
-}
-_NO_CONTEXT = "generated tools get no request context: no logging, progress, sampling or elicitation"
-# Tools using the request context (logging, progress, sampling, elicitation): their own set.
-CONTEXT_EXPECTED_FAILURES = {
-    "tools-call-with-logging": _NO_CONTEXT,
-    "tools-call-with-progress": _NO_CONTEXT,
-    "tools-call-sampling": _NO_CONTEXT,
-    "tools-call-elicitation": _NO_CONTEXT,
-    "elicitation-sep1034-defaults": _NO_CONTEXT,
-    "elicitation-sep1330-enums": _NO_CONTEXT,
+    "logging-set-level",
+    "tools-call-with-logging",
+    "tools-call-with-progress",
+    "tools-call-sampling",
+    "tools-call-elicitation",
+    "elicitation-sep1034-defaults",
+    "elicitation-sep1330-enums",
 }
 _STATELESS = (
     "the suite subscribes over streamable HTTP with the 2025-11-25 handshake, and the generated "
@@ -94,10 +91,8 @@ _STATELESS = (
     "too (tests/e2e/test_subscriptions.py)"
 )
 EXPECTED_FAILURES = {
-    "logging-set-level": "the generated server does not declare the logging capability (-32601)",
     "resources-subscribe": _STATELESS,
     "resources-unsubscribe": _STATELESS,
-    **CONTEXT_EXPECTED_FAILURES,
 }
 # json-schema-2020-12 is outside the default ("active") suite of both releases; run on its own, check by check.
 SCHEMA_CHECKS_PASSING = {
@@ -118,7 +113,11 @@ OPENAPI_PASSING = {
     "dns-rebinding-protection",
     "server-sse-multiple-streams",
 }
-OPENAPI_EXPECTED_FAILURES = {"logging-set-level": EXPECTED_FAILURES["logging-set-level"]}
+# No tool of an OpenAPI server takes the request's Context, so it has nothing to log with and
+# declares no logging capability (logging is deprecated at 2026-07-28, SEP-2577).
+OPENAPI_EXPECTED_FAILURES = {
+    "logging-set-level": "no tool of the server logs, so it does not declare the logging capability (-32601)",
+}
 _FIXTURE_TOOL = "calls a fixture tool by name ({}), which an API's operations do not provide"
 OPENAPI_NOT_APPLICABLE = {
     "tools-call-simple-text": _FIXTURE_TOOL.format("test_simple_text"),
@@ -136,8 +135,8 @@ OPENAPI_NOT_APPLICABLE = {
     "resources-read-text": "reads the fixture resource test://static-text",
     "resources-read-binary": "reads the fixture resource test://static-binary",
     "resources-templates-read": "reads the fixture template test://template/{id}/data",
-    "resources-subscribe": "subscribes to the fixture resource test://watched-resource (and HTTP is stateless)",
-    "resources-unsubscribe": "subscribes to the fixture resource test://watched-resource (and HTTP is stateless)",
+    "resources-subscribe": "subscribes to the fixture resource test://watched-resource",
+    "resources-unsubscribe": "subscribes to the fixture resource test://watched-resource",
     "prompts-list": "the server has no prompts, so declares no prompts capability, and prompts/list is -32601",
     "prompts-get-simple": "gets the fixture prompt test_simple_prompt",
     "prompts-get-with-args": "gets the fixture prompt test_prompt_with_arguments",
@@ -181,7 +180,9 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server_url(generated: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("conformance-log") / "server.log"
-    with http_server(PACKAGE, {**os.environ, "PYTHONPATH": str(generated / "src")}, log) as port:
+    # Sessions: the suite is a 2025-11-25 client, asked for sampling and elicitation mid-call.
+    env = {**os.environ, "PYTHONPATH": str(generated / "src"), "CONFORMANCE_FIXTURE_HTTP_SESSIONS": "1"}
+    with http_server(PACKAGE, env, log) as port:
         yield f"http://127.0.0.1:{port}/mcp"
 
 
@@ -309,7 +310,9 @@ def test_inspector_lists_over_stdio(npm_tools: dict[str, Path], generated: Path,
     assert code == 0
     assert [t["name"] for t in listing["tools"]] == [
         "test_simple_text", "test_error_handling", "json_schema_2020_12_tool", "test_image_content",
-        "test_audio_content", "test_embedded_resource", "test_multiple_content_types",
+        "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_tool_with_logging",
+        "test_tool_with_progress", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
+        "test_elicitation_sep1330_enums",
     ]
 
 
