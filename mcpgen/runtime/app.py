@@ -593,7 +593,7 @@ def serve_http(host: str, port: int) -> None:
     from .shared import describe
 
     resource = resource_url(host, port)
-    subscriptions.stateless = True  # no session to notify later: see subscriptions.py
+    subscriptions.stateless = not settings.current().http_sessions  # see subscriptions.py
     app = server().streamable_http_app(
         stateless_http=not settings.current().http_sessions,
         json_response=settings.current().http_response == "json",

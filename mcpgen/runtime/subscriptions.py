@@ -30,6 +30,8 @@ from mcp import MCPError, types
 from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 
+from . import settings
+
 log = logging.getLogger(__name__)
 
 __all__ = ["resource_updated"]
@@ -40,7 +42,7 @@ _listen = ListenHandler(_bus)
 _sessions: dict[str, weakref.WeakSet[Any]] = {}  # URI -> handshake-era connections subscribed to it
 _loop: asyncio.AbstractEventLoop | None = None  # the server's, once a client subscribed
 _tasks: set[asyncio.Task[None]] = set()
-stateless = False  # set by serve_http: no handshake-era subscriptions there
+stateless = False  # set by serve_http unless PREFIX_HTTP_SESSIONS: no session to notify later
 
 
 def resource_updated(uri: str) -> None:
@@ -101,7 +103,8 @@ def _refuse_stateless(method: str) -> None:
         raise MCPError(
             code=types.METHOD_NOT_FOUND,
             message=f"{method} is not served over stateless HTTP, which keeps no session to notify "
-            "later; use subscriptions/listen (protocol 2026-07-28) or stdio",
+            f"later; use subscriptions/listen (protocol 2026-07-28), stdio, or HTTP sessions "
+            f"({settings.current().variable('HTTP_SESSIONS')}=1)",
         )
 
 

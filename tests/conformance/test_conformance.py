@@ -62,7 +62,7 @@ PASSING = {
     "tools-call-embedded-resource",
     "tools-call-mixed-content",
     "dns-rebinding-protection",
-    "server-sse-multiple-streams",  # no checks apply to a stateless JSON-response server
+    "server-sse-multiple-streams",
     "resources-list",
     "resources-read-text",
     "resources-read-binary",
@@ -73,6 +73,8 @@ PASSING = {
     "prompts-get-embedded-resource",
     "prompts-get-with-image",
     "completion-complete",
+    "resources-subscribe",
+    "resources-unsubscribe",
     "logging-set-level",
     "tools-call-with-logging",
     "tools-call-with-progress",
@@ -81,19 +83,10 @@ PASSING = {
     "elicitation-sep1034-defaults",
     "elicitation-sep1330-enums",
 }
-_STATELESS = (
-    "the suite subscribes over streamable HTTP with the 2025-11-25 handshake, and the generated "
-    "HTTP server is stateless: spec 2025-11-25 (server/resources, Subscriptions) has the server "
-    "send notifications/resources/updated later, when the resource changes, which needs a stream "
-    "tied to the subscriber's session (basic/transports: a GET stream under Mcp-Session-Id); a "
-    "stateless server keeps neither, so it does not declare `subscribe` and answers -32601. "
-    "Subscriptions are served over stdio and, on 2026-07-28, as subscriptions/listen over HTTP "
-    "too (tests/e2e/test_subscriptions.py)"
-)
-EXPECTED_FAILURES = {
-    "resources-subscribe": _STATELESS,
-    "resources-unsubscribe": _STATELESS,
-}
+# The fixture server runs with HTTP sessions (CONFORMANCE_FIXTURE_HTTP_SESSIONS=1, see
+# `server_url`): the suite is a 2025-11-25 client that is asked to sample and elicit, and that
+# subscribes, which a stateless server cannot serve (no channel back, no session to notify).
+EXPECTED_FAILURES: dict[str, str] = {}
 # json-schema-2020-12 is outside the default ("active") suite of both releases; run on its own, check by check.
 SCHEMA_CHECKS_PASSING = {
     "json-schema-2020-12-tool-found",
@@ -309,11 +302,11 @@ def test_inspector_lists_over_stdio(npm_tools: dict[str, Path], generated: Path,
     )
     assert code == 0
     assert [t["name"] for t in listing["tools"]] == [
-        "test_simple_text", "test_error_handling", "json_schema_2020_12_tool", "test_image_content",
-        "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_tool_with_logging",
+        "test_simple_text", "test_error_handling", "json_schema_2020_12_tool", "test_tool_with_logging",
         "test_tool_with_progress", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
-        "test_elicitation_sep1330_enums",
-    ]
+        "test_elicitation_sep1330_enums", "test_image_content", "test_audio_content", "test_embedded_resource",
+        "test_multiple_content_types",
+    ]  # source order
 
 
 def test_inspector_calls_a_tool(npm_tools: dict[str, Path], server_url: str, tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ event loop) and a thread of its own. Delivered by each revision's mechanism:
 - 2025-11-25 over stdio (ClientSession, and the TypeScript SDK 1.x): resources/subscribe,
   then notifications/resources/updated; unsubscribed, no more;
 - 2026-07-28 (mcp.Client auto) over stdio and streamable HTTP: the subscriptions/listen stream;
+- 2025-11-25 over HTTP with sessions (PREFIX_HTTP_SESSIONS=1): resources/subscribe, the update
+  on the session's GET stream;
 - 2025-11-25 over stateless HTTP: `subscribe` is not declared and subscribing is -32601.
 Every wait has a hang guard only: the notification comes in milliseconds.
 """
@@ -143,6 +145,13 @@ def http_url(generated: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield f"http://127.0.0.1:{port}/mcp"
 
 
+@pytest.fixture(scope="module")
+def session_http_url(generated: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("notes-log") / "http-sessions.log"
+    with http_server(PACKAGE, {**server_env(generated), "NOTES_HTTP_SESSIONS": "1"}, log) as port:
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
 class Updates:
     """The notifications/resources/updated a handshake-era session received, in order."""
 
@@ -248,6 +257,26 @@ async def test_handshake_over_stateless_http_declares_no_subscribe(http_url: str
             await client.session.subscribe_resource("notes://current")
         assert raised.value.error.code == -32601
         assert "stateless HTTP" in raised.value.error.message
+
+
+async def test_handshake_over_http_with_sessions_hears_an_update(session_http_url: str) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    updates = Updates()
+    async with streamable_http_client(session_http_url) as streams, ClientSession(
+        streams[0], streams[1], message_handler=updates.handler
+    ) as session:
+        init = await session.initialize()
+        assert init.protocol_version == "2025-11-25"
+        assert init.capabilities.resources is not None and init.capabilities.resources.subscribe is True
+        await session.subscribe_resource("notes://current")
+        assert (await session.call_tool("set_note", {"text": "over a session"})).is_error is False
+        await updates.wait_for("notes://current")
+        await session.unsubscribe_resource("notes://current")
+        updates.uris.clear()
+        await session.call_tool("set_note", {"text": "unheard"})
+        await session.send_ping()
+        assert updates.uris == []
 
 
 def test_typescript_client_hears_an_update(generated: Path) -> None:
