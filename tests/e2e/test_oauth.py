@@ -152,6 +152,9 @@ def raw_post(url: str, token: str | None, body: dict[str, Any], version: str = "
     data = response.read()
     found = {k.lower(): v for k, v in response.getheaders()}
     connection.close()
+    if found.get("content-type", "").startswith("text/event-stream"):  # SSE responses: the default
+        events = [line[5:].rstrip("\r") for line in data.decode().split("\n") if line.startswith("data:")]
+        return response.status, found, json.loads(events[-1]) if events else None
     return response.status, found, json.loads(data) if data else None
 
 
