@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcpgen import __version__, naming, progress
-from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
+from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic, renamed_message
 from mcpgen.ir import Project
 from mcpgen.options import Options, SourceKind, source_problems
 from mcpgen.project.changes import Change, Served, compare, served, tool_identity
@@ -34,6 +34,7 @@ from mcpgen.project.project_file import (
 from mcpgen.project.sync import Plan, apply, plan
 from mcpgen.rendering.render import render_project, render_user_files, runtime_files, wire_tool
 from mcpgen.transforms import resources
+from mcpgen.transforms.icons import apply_icons
 from mcpgen.transforms.overrides import apply_overrides
 from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree
@@ -294,7 +295,11 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
     from mcpgen.clients import lint
 
     project = dataclasses.replace(
-        project, tool_mode=options.tool_mode, page_size=options.page_size, max_response_chars=options.max_response_chars
+        project,
+        tool_mode=options.tool_mode,
+        page_size=options.page_size,
+        max_response_chars=options.max_response_chars,
+        default_scopes=options.default_scopes,
     )
     if project.tool_mode == "dynamic":
         project = _clear_meta_tool_names(project, notes)
@@ -321,8 +326,9 @@ def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
             taken.add(new)
             reason = "the name of a meta-tool in dynamic tool mode"
             notes.items.append(Diagnostic(
-                Level.INFO, f"tool {tool.name!r} renamed to {new!r}: {reason}", tool.origin.file, tool.origin.pointer,
+                Level.INFO, renamed_message(tool.name, new, reason), tool.origin.file, tool.origin.pointer,
                 tool.origin.line, hint=f"rename it in mcpgen.toml: [tools.{tool.name}] name = \"...\"",
+                topic=Topic.RENAMED, reason=reason,
             ))
             tool = dataclasses.replace(tool, name=new)
         tools.append(tool)
@@ -330,6 +336,7 @@ def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
 
 
 PASSES: tuple[Pass, ...] = (
+    apply_icons,  # before the overrides: a tool's own icons replace its tag's
     apply_tool_overrides,
     route_operations,
     bind_resources,

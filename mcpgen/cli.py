@@ -12,9 +12,9 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from mcpgen import __version__, api, naming, progress
+from mcpgen import __version__, api, naming, progress, summary
 from mcpgen.clients import lint
-from mcpgen.diagnostics import Diagnostic, GenerationError, Level, printable
+from mcpgen.diagnostics import Diagnostic, GenerationError, Level, Topic
 from mcpgen.install import clients as install_clients
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 from mcpgen.options import (
@@ -43,12 +43,11 @@ OutputOption = Annotated[
 NameOption = Annotated[str | None, typer.Option("--name", help="Server name (default: from the title/module).")]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace a non-empty output directory.")]
 VerboseOption = Annotated[
-    bool, typer.Option("--verbose", "-v", help="List every renamed tool (by default the first ten, then a count per reason).")
+    bool, typer.Option("--verbose", "-v", help="List every renamed tool (by default a count per reason, with examples).")
 ]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print only warnings and errors (no notes, summary or progress).")
 ]
-RENAMES_SHOWN = 10  # GitHub's spec renames all 1,186 tools: one line each would bury the warnings
 MaxNameOption = Annotated[
     int,
     typer.Option(
@@ -342,7 +341,7 @@ def regenerate(
         raise typer.Exit(1) from None
     _print_diagnostics(result.diagnostics)
     if result.project.files_read:
-        typer.echo(_files_read(result.project.files_read), err=True)  # stdout holds the (JSON) report
+        typer.echo(summary.files_read_line(result.project.files_read), err=True)  # stdout holds the (JSON) report
     plan_lines = result.plan.lines() if result.plan else []
     if check:
         if result.pending:
@@ -392,15 +391,16 @@ def _run(generate: Callable[[], api.Result], verbose: bool = True, quiet: bool =
         _print_diagnostics([d for d in result.diagnostics if d.level is not Level.INFO], verbose=True)
         return
     _print_diagnostics(result.diagnostics, verbose)
-    tools = result.project.tools
-    renamed = [d for d in result.diagnostics if d.level is Level.INFO and "renamed" in d.message]
-    skipped = [d for d in result.diagnostics if d.level is Level.WARNING and "skipped" in d.message]
-    typer.echo(
-        f"Generated {len(tools)} tool{'s' if len(tools) != 1 else ''} for {result.project.title!r} "
-        f"({len(renamed)} renamed, {len(skipped)} skipped) in {result.output}"
-    )
-    if result.project.files_read:
-        typer.echo(_files_read(result.project.files_read))
+    for text in summary.lines(
+        len(result.project.tools),
+        result.project.title,
+        str(result.output),
+        result.diagnostics,
+        result.project.files_read,
+        verbose,
+        "function" if result.project.source_kind == "python" else "operation",
+    ):
+        typer.echo(text)
     for backup in result.backups:
         typer.echo(f"  kept your previous version as {backup}", err=True)
     if result.changes:
@@ -410,33 +410,14 @@ def _run(generate: Callable[[], api.Result], verbose: bool = True, quiet: bool =
     typer.echo(f"Run it: pip install {result.output} && {command}   (--transport http --port 8000 for HTTP)")
 
 
-def _files_read(files: tuple[str, ...]) -> str:
-    """The summary's line naming every file (or URL) the source was read from."""
-    return printable(f"Read {len(files)} file{'s' if len(files) != 1 else ''}: " + ", ".join(files))
-
-
 def _print_diagnostics(diagnostics: list[Diagnostic], verbose: bool = True) -> None:
-    """Each diagnostic on its own line; unless `verbose`, renames past the first ten as a count per reason."""
+    """Each diagnostic on its own line; unless `verbose`, renames are left to the summary's
+    count per reason (GitHub's spec renames all 1,186 tools: a line each would bury the warnings)."""
     colours = {Level.ERROR: "red", Level.WARNING: "yellow", Level.INFO: None}
-    hidden: dict[str, int] = {}  # reason -> renames not shown
-    shown = 0
     for diagnostic in diagnostics:
-        reason = _rename_reason(diagnostic)
-        if reason is not None and not verbose and shown >= RENAMES_SHOWN:
-            hidden[reason] = hidden.get(reason, 0) + 1
+        if diagnostic.topic is Topic.RENAMED and not verbose:
             continue
-        shown += reason is not None
         typer.secho(str(diagnostic), fg=colours[diagnostic.level], err=True)
-    for reason, count in sorted(hidden.items(), key=lambda item: (-item[1], item[0])):
-        typer.echo(f"info: {count:,} more tool{'s' if count != 1 else ''} renamed: {reason} (--verbose lists them)", err=True)
-
-
-def _rename_reason(diagnostic: Diagnostic) -> str | None:
-    """Why a tool was renamed, for a rename diagnostic (`tool 'x' renamed to 'y': why`); else None."""
-    if diagnostic.level is not Level.INFO or not diagnostic.message.startswith("tool "):
-        return None
-    head, found, reason = diagnostic.message.partition(": ")
-    return reason if found and " renamed to " in head else None
 
 
 @app.command("new")

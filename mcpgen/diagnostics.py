@@ -6,12 +6,18 @@ import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class Level(enum.Enum):
     INFO = "info"
     WARNING = "warning"
     ERROR = "error"
+
+
+class Topic(enum.Enum):
+    RENAMED = "renamed"
+    SKIPPED = "skipped"
 
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -25,6 +31,11 @@ class Diagnostic:
     pointer: str = ""
     line: int | None = None
     hint: str = ""
+    # How the generation summary counts it: a renamed tool or skipped operations (`count` of them,
+    # `reason` the group they fall in), told by more than the message's wording.
+    topic: Topic | None = None
+    reason: str = ""
+    count: int = 1
 
     def location(self) -> str:
         where = self.file
@@ -60,15 +71,23 @@ class Diagnostics:
     # JSON pointer -> source line; set by the document loader, consulted only on report
     line_resolver: Callable[[str], int | None] | None = None
 
-    def add(self, level: Level, message: str, pointer: str = "", hint: str = "") -> None:
+    def add(self, level: Level, message: str, pointer: str = "", hint: str = "", **summary: Any) -> None:
+        """`summary`: the `topic`, `reason` and `count` the generation summary groups it by."""
         line = self.line_resolver(pointer) if self.line_resolver and pointer else None
-        self.items.append(Diagnostic(level, message, self.file, pointer, line, hint))
+        self.items.append(Diagnostic(level, message, self.file, pointer, line, hint, **summary))
 
-    def info(self, message: str, pointer: str = "", hint: str = "") -> None:
-        self.add(Level.INFO, message, pointer, hint)
+    def info(self, message: str, pointer: str = "", hint: str = "", **summary: Any) -> None:
+        self.add(Level.INFO, message, pointer, hint, **summary)
 
-    def warning(self, message: str, pointer: str = "", hint: str = "") -> None:
-        self.add(Level.WARNING, message, pointer, hint)
+    def warning(self, message: str, pointer: str = "", hint: str = "", **summary: Any) -> None:
+        self.add(Level.WARNING, message, pointer, hint, **summary)
+
+    def renamed(self, old: str, new: str, reason: str, pointer: str = "", hint: str = "") -> None:
+        self.info(renamed_message(old, new, reason), pointer, hint, topic=Topic.RENAMED, reason=reason)
+
+    def skipped(self, message: str, reason: str, pointer: str = "", hint: str = "", count: int = 1) -> None:
+        """`count` operations (or functions) left out, each for `reason` (a short group name)."""
+        self.warning(message, pointer, hint, topic=Topic.SKIPPED, reason=reason, count=count)
 
     def error(self, message: str, pointer: str = "", hint: str = "") -> None:
         self.add(Level.ERROR, message, pointer, hint)
@@ -76,6 +95,10 @@ class Diagnostics:
     @property
     def has_errors(self) -> bool:
         return any(d.level is Level.ERROR for d in self.items)
+
+
+def renamed_message(old: str, new: str, reason: str) -> str:
+    return f"tool {old!r} renamed to {new!r}: {reason}"
 
 
 class GenerationError(Exception):

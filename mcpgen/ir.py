@@ -36,6 +36,16 @@ class Annotations:
 
 
 @dataclass(frozen=True, slots=True)
+class Icon:
+    """An MCP icon (2025-11-25): `src` an https: URL or a data: URI of an image, checked."""
+
+    src: str
+    mime_type: str | None = None
+    sizes: tuple[str, ...] = ()
+    theme: Literal["light", "dark"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class HttpParam:
     """One request parameter: its wire name, where it goes and its tool argument."""
 
@@ -97,6 +107,7 @@ class PythonCall:
     module: str
     function: str
     is_async: bool
+    context: str | None = None  # the parameter that takes the request's Context (not an argument)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +128,10 @@ class Tool:
     # The full input schema the server validates against, when a client profile
     # advertises a simpler `input_schema` (None: the advertised one is the full one).
     input_validation: JsonSchema | None = None
+    icons: tuple[Icon, ...] = ()
+    # OAuth scopes a caller needs (PREFIX_AUTH=oauth): alternatives, each a set all of whose
+    # scopes are needed; None: not stated, the project's `default_scopes` apply.
+    scopes: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,4 +244,8 @@ class Project:
     client_profile: str | None = None
     resources: tuple[Resource, ...] = ()
     max_response_chars: int = 100_000  # default cap of one tool result, in characters
+    # The spec declares no (usable) security scheme: PREFIX_BEARER_TOKEN / PREFIX_HEADERS instead
+    generic_credentials: bool = False
+    icons: tuple[Icon, ...] = ()  # serverInfo.icons
+    default_scopes: tuple[str, ...] = ()  # OAuth scopes of tools that state none (Options)
     files_read: tuple[str, ...] = ()  # every file (or URL) the source was read from, as diagnostics name them

@@ -59,6 +59,27 @@ def default_server_name(title: str) -> str:
     return name[:MAX_DEFAULT_NAME].strip("-") or "server"
 
 
+# Module names that say what a file is, not which server it makes: `tools.py` would give
+# `tools`, and settings like `TOOLS_TOOLS_ALLOW`.
+_GENERIC_MODULES = frozenset({
+    "api", "app", "functions", "handlers", "init", "lib", "main", "mcp", "module", "server", "service", "tool",
+    "tools", "utils",
+})
+
+
+def default_module_server_name(module: str, doc_title: str, parent: str = "") -> str:
+    """A Python source's default server name: its module's (`shop.py` -> `shop`), unless that
+    name is generic (`tools`, `server`, `main`...); then the module docstring's first line
+    (`Inventory: a small stock-keeping toolkit.` -> `inventory`), else its package or folder."""
+    name = slug(module)
+    if name not in _GENERIC_MODULES:
+        return name
+    for candidate in (default_server_name(doc_title) if doc_title.strip() else "", slug(parent) if parent else ""):
+        if candidate and candidate not in _GENERIC_MODULES:
+            return candidate
+    return name
+
+
 def _split_words(text: str) -> str:
     return _WORD_BOUNDARY.sub(" ", text)
 
@@ -118,6 +139,11 @@ SERVER_SETTINGS = frozenset({
     "ALLOWED_HOSTS", "AUDIT_LOG", "BASE_URL", "CA_BUNDLE", "CONNECT_TIMEOUT", "HTTP_KEEP_ALIVE", "MCP_TOKEN",
     "PAGE_SIZE", "MAX_RESPONSE_CHARS", "RATE_LIMIT", "READ_ONLY", "REDACT", "RETRIES", "TIMEOUT", "TOOLS_ALLOW",
     "TOOLS_DENY", "UPLOAD_DIR", "CALL_TIMEOUT", "MAX_CONNECTIONS", "MAX_RESPONSE_BYTES", "MAX_UPLOAD_BYTES",
+    "REDIS_URL", "REDIS_FAILURE", "REDIS_TIMEOUT",
+    "BEARER_TOKEN", "HEADERS",  # only read when the spec declares no security scheme
+    "AUTH", "OAUTH_ISSUER", "OAUTH_RESOURCE", "OAUTH_JWKS_URL", "OAUTH_ALGORITHMS", "OAUTH_INTROSPECTION_URL",
+    "OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET",
+    "HTTP_RESPONSE", "HTTP_SESSIONS", "REQUEST_STATE_KEY", "PROGRESS_INTERVAL",
 })
 _PER_TOOL_SETTINGS = ("RATE_LIMIT_",)  # `<PREFIX>_RATE_LIMIT_<TOOL>`
 

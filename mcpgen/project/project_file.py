@@ -27,6 +27,7 @@ from mcpgen.options import (
     OPENAPI_ONLY,
     PYTHON_ONLY,
     WRONG_SOURCE,
+    IconSpec,
     Options,
     Problem,
     PromptSpec,
@@ -101,6 +102,8 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
             "description": o.description,
             "hidden": o.hidden,
             "annotations": [(k, getattr(o, k)) for k in ANNOTATION_HINTS if getattr(o, k) is not None],
+            "icons": _icons_toml(o.icons),
+            "scopes": o.scopes,
         }
         for o in options.overrides
     ]
@@ -125,11 +128,24 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         allow_refs_outside=options.allow_refs_outside,
         client_profile=options.client_profile or "",
         resources=options.resources,
+        icons=_icons_toml(options.icons),
+        tag_icons=_toml({tag: [_icon_table(i) for i in icons] for tag, icons in options.tag_icons.items()})
+        if options.tag_icons
+        else "",
+        default_scopes=options.default_scopes,
     )
     tables = [_prompt_table(p) for p in options.prompts]
     tables += [_route_table(r) for r in options.routes]
     tables += [_resource_table(r) for r in options.resource_functions]
     return text + "".join(f"\n{table}" for table in tables)
+
+
+def _icon_table(icon: IconSpec) -> dict[str, object]:
+    return _given(src=icon.src, mime_type=icon.mime_type, sizes=list(icon.sizes), theme=icon.theme)
+
+
+def _icons_toml(icons: tuple[IconSpec, ...]) -> str:
+    return _toml([_icon_table(i) for i in icons]) if icons else ""
 
 
 def _toml(value: object) -> str:
@@ -315,7 +331,7 @@ class _Reader:
         if head == "overrides" and rest and isinstance(rest[0], int):
             parts = ["tools", self.override_keys[rest[0]]]
             if len(rest) > 1:
-                parts += ["annotations", rest[1]] if rest[1] in ANNOTATION_HINTS else [rest[1]]
+                parts += ["annotations", rest[1]] if rest[1] in ANNOTATION_HINTS else [rest[1], *rest[2:]]
         elif head == "routes" and len(rest) > 1:
             name = str(rest[1])
             parts = ["routes", rest[0], "as"] if name == "action" else ["routes", rest[0], "match", _ROUTE_FIELDS[name]]

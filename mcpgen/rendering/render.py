@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 
 from mcpgen import naming
-from mcpgen.ir import HttpBody, HttpRoute, Project, Prompt, Resource, SecurityScheme, Tool
+from mcpgen.ir import HttpBody, HttpRoute, Icon, Project, Prompt, Resource, SecurityScheme, Tool
 from mcpgen.rendering import project_tests
 from mcpgen.writer import LINE_LENGTH
 
@@ -271,6 +271,20 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
     annotations.update({k: v for k, v in hints.items() if v is not None})
     if annotations:
         out["annotations"] = annotations
+    if tool.icons:
+        out["icons"] = [icon_entry(icon) for icon in tool.icons]
+    return out
+
+
+def icon_entry(icon: Icon) -> dict[str, Any]:
+    """An MCP Icon as sent."""
+    out: dict[str, Any] = {"src": icon.src}
+    if icon.mime_type:
+        out["mimeType"] = icon.mime_type
+    if icon.sizes:
+        out["sizes"] = list(icon.sizes)
+    if icon.theme:
+        out["theme"] = icon.theme
     return out
 
 
@@ -282,6 +296,8 @@ def tool_entry(tool: Tool) -> dict[str, Any]:
         entry["inputValidation"] = tool.input_validation
     if tool.route is not None:
         entry["http"] = route_entry(tool.route)
+    if tool.scopes is not None:
+        entry["scopes"] = [list(alternative) for alternative in tool.scopes]
     return entry
 
 
@@ -525,9 +541,12 @@ def render_project(project: Project) -> dict[str, str]:
         "secret_env_vars": tuple(v.name for v in project.env_vars if v.secret),
         "credential_names": tuple(sorted({s.parameter for s in project.security_schemes})),
         "security_schemes": {s.name: security_view(s) for s in project.security_schemes},
+        "server_icons": tuple(icon_entry(icon) for icon in project.icons),
         "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
         "sends_bytes": _sends_bytes(project),
         "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
+        "default_scopes": project.default_scopes,
+        "context_tools": tuple(t.name for t in project.tools if t.call and t.call.context),
     }
     pkg = f"src/{project.package}"
     files = {
@@ -540,6 +559,11 @@ def render_project(project: Project) -> dict[str, str]:
         f"{pkg}/server.py": "src/server.py.j2",
         f"{pkg}/tools.json": "src/tools.json.j2",
         f"{pkg}/py.typed": "src/py.typed.j2",
+        # Deployment: a container image, and replicas behind haproxy sharing limits on Redis.
+        "Dockerfile": "deploy/Dockerfile.j2",
+        ".dockerignore": "deploy/dockerignore.j2",
+        "compose.yaml": "deploy/compose.yaml.j2",
+        "deploy/haproxy.cfg": "deploy/haproxy.cfg.j2",
     }
     if project.resources or project.prompts:
         files[f"{pkg}/resources.json"] = "src/resources.json.j2"
@@ -685,6 +709,22 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             "Bearer token HTTP clients must send; required to bind to a non-loopback --host",
             None,
         ),
+        (f"{p}_AUTH", "HTTP clients: token (the static MCP_TOKEN, or none) or oauth (OAuth 2.1 access tokens)", "token"),
+        (f"{p}_OAUTH_ISSUER", "With AUTH=oauth: the authorization server (issuer) whose tokens are accepted", None),
+        (
+            f"{p}_OAUTH_RESOURCE",
+            "With AUTH=oauth: this server's public URL (ending /mcp), the tokens' audience",
+            "http://HOST:PORT/mcp",
+        ),
+        (f"{p}_OAUTH_JWKS_URL", "With AUTH=oauth: the issuer's JWKS", "from the issuer's metadata"),
+        (f"{p}_OAUTH_ALGORITHMS", "With AUTH=oauth: accepted JWT signature algorithms", "RS256,PS256,ES256,ES384,EdDSA"),
+        (
+            f"{p}_OAUTH_INTROSPECTION_URL",
+            "With AUTH=oauth: an RFC 7662 endpoint to check (opaque) tokens at, instead of the JWKS",
+            None,
+        ),
+        (f"{p}_OAUTH_CLIENT_ID", "This server's client id at the introspection endpoint", None),
+        (f"{p}_OAUTH_CLIENT_SECRET", "This server's client secret at the introspection endpoint", None),
         (
             f"{p}_ALLOWED_HOSTS",
             "Extra host names HTTP clients may use (DNS-rebinding protection)",
@@ -694,6 +734,38 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             f"{p}_HTTP_KEEP_ALIVE",
             "Seconds an idle HTTP connection stays open (TS clients pause after listing)",
             "120",
+        ),
+        (
+            f"{p}_REDIS_URL",
+            "Share rate limits and upstream 429 back-off with other replicas on Redis (needs the `redis` extra)",
+            None,
+        ),
+        (
+            f"{p}_REDIS_FAILURE",
+            "Redis unreachable: `open` applies limits per replica, `closed` refuses calls",
+            "open",
+        ),
+        (f"{p}_REDIS_TIMEOUT", "Deadline of one Redis check, connecting included, seconds", "0.25"),
+        (
+            f"{p}_HTTP_RESPONSE",
+            "sse: a call's progress and log notifications reach HTTP clients; json: one JSON body, none",
+            "sse",
+        ),
+        (
+            f"{p}_HTTP_SESSIONS",
+            (
+                "1 = HTTP sessions (Mcp-Session-Id), for elicitation and sampling with 2025-11-25 "
+                "clients; one replica, or sticky routing"
+            ),
+            "0",
+        ),
+        (
+            f"{p}_REQUEST_STATE_KEY",
+            (
+                "Keys (32+ characters, comma-separated, first one seals) for 2026-07-28 elicitation "
+                "state; the same on every replica"
+            ),
+            "one per process",
         ),
         (
             f"{p}_AUDIT_LOG",
@@ -716,6 +788,14 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
                 f"twice {p}_TIMEOUT",
             ),
             (f"{p}_RETRIES", "Retries of idempotent requests after connection errors and 502/503/504", "2"),
+            (
+                f"{p}_PROGRESS_INTERVAL",
+                (
+                    "Seconds between progress notifications while an upstream call runs, to a "
+                    "client that sent a progressToken; 0 = none"
+                ),
+                "5",
+            ),
             (f"{p}_MAX_CONNECTIONS", "Upstream connections open at once; a call finding all busy says so", "100"),
             (
                 f"{p}_MAX_RESPONSE_BYTES",
@@ -728,5 +808,8 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             extra.append((f"{p}_UPLOAD_DIR", "Directory whose files tools may upload by path; unset = no local file access", None))
         if _sends_bytes(project):
             extra.append((f"{p}_MAX_UPLOAD_BYTES", "Larger files and binary bodies are refused, files before they are read", "50MB"))
+    else:  # Python tools' images, audio and blobs (runtime/content.py)
+        binary = "Binary content (images, audio, blobs) a tool returns, in all; a block past it becomes a note"
+        extra.append((f"{p}_MAX_RESPONSE_BYTES", binary, "20MB"))
     extra.append((f"{p}_MAX_RESPONSE_CHARS", "Longer results are truncated, with a note", str(project.max_response_chars)))
     return [{"name": name, "description": text, "default": default} for name, text, default in extra]

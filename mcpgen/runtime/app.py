@@ -8,38 +8,50 @@ compiled on a tool's first call, so start-up stays light however many tools ther
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import logging
 import sys
+import warnings
+from collections.abc import Awaitable, Callable
 from functools import cache
-from typing import Any
+from typing import Any, Literal, TypeVar
 
+import anyio
 import pydantic_core
 from mcp import MCPError, types
-from mcp.server import Server, ServerRequestContext
+from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.caching import CacheHint
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import (
     audit,
+    content,
     extensions,
     guard,
     guarded,
     messages,
+    oauth,
     paging,
     patterns,
     redact,
     results,
     settings,
+    subscriptions,
+    tool_context,
 )
 from .catalog import tool_table
 from .project import current, resets
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_TEXT = 100_000  # characters of an error message; results are cut at PREFIX_MAX_RESPONSE_CHARS
 MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
 
 
-@settings.per_settings
+@oauth.per_caller  # per settings, and per OAuth caller's scopes
 def _tool_list() -> list[dict[str, Any]]:
     """The listed tools as sent on the wire: `tools.json`'s dicts as they are, with no model
     built per tool (the SDK validates and dumps the page it is given anyway)."""
@@ -56,12 +68,12 @@ def _tool_list() -> list[dict[str, Any]]:
     return [entry["tool"] for entry in entries if guard.enabled(entry["tool"]["name"])]
 
 
-@settings.per_settings
+@oauth.per_caller
 def _tool_list_digest() -> str:
     return paging.digest([tool["name"] for tool in _tool_list()])
 
 
-@settings.per_settings
+@oauth.per_caller
 def _tool_list_weights() -> list[int]:
     """Each listed tool's JSON size in bytes: pages are bounded in bytes too."""
     return [len(pydantic_core.to_json(tool)) for tool in _tool_list()]
@@ -199,10 +211,20 @@ def _list_defaults() -> dict[str, Any]:
 
 async def call_tool(
     ctx: ServerRequestContext, params: types.CallToolRequestParams
-) -> types.CallToolResult:
+) -> types.CallToolResult | types.InputRequiredResult:
     """Every call through `guarded`: access, rate limits, one audit line, every result and
-    error message with secrets redacted and control characters stripped."""
+    error message with secrets redacted and control characters stripped. A Python tool that
+    asks the user something on 2026-07-28 is answered with an InputRequiredResult (see
+    `tool_context`), its question cleaned where it was made."""
     name, arguments = params.name, dict(params.arguments or {})
+    token = tool_context.request.set((ctx, params))
+    try:
+        return await _guarded_call(name, arguments)
+    finally:
+        tool_context.request.reset(token)
+
+
+async def _guarded_call(name: str, arguments: dict[str, Any]) -> Answer:
     kind = _tool_kind(name)
 
     def missing(why: str | None) -> MCPError:
@@ -216,13 +238,20 @@ async def call_tool(
         name,
         arguments,
         lambda: _dispatch(name, arguments, kind == "meta tool"),
-        redact.clean_result,
+        _clean,
         known=kind is not None,
         address=kind,
         missing=missing,
         limited=error_result,
-        failed=lambda result: bool(result.is_error),
+        failed=lambda result: bool(getattr(result, "is_error", False)),
     )
+
+
+Answer = types.CallToolResult | types.InputRequiredResult
+
+
+def _clean(result: Answer) -> Answer:
+    return redact.clean_result(result) if isinstance(result, types.CallToolResult) else result
 
 
 def _tool_kind(name: str) -> guard.Kind | None:
@@ -234,7 +263,7 @@ def _tool_kind(name: str) -> guard.Kind | None:
     return None
 
 
-async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> types.CallToolResult:
+async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> Answer:
     if meta:
         from . import dynamic
 
@@ -248,14 +277,17 @@ async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult
     refusal = guard.refusal(name)
     if refusal is not None:
         return error_result(f"Tool {name} is not available ({refusal}).")
-    limited = guard.admit(name, server=False)  # the server-wide token was taken for call_tool
+    limited = await guard.take(name, server=False)  # the server-wide token was taken for call_tool
     if limited is not None:
         audit.mark("rate_limited")
         return error_result(limited)
-    return await _execute(name, arguments)
+    result = await _execute(name, arguments)
+    if isinstance(result, types.InputRequiredResult):  # call_tool's arguments are not the tool's
+        return error_result(f"Tool {name} asks the user for input: call it directly, not here.")
+    return result
 
 
-async def _execute(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+async def _execute(name: str, arguments: dict[str, Any]) -> Answer:
     """One tool's call, its guards passed; no exception escapes as an opaque protocol error."""
     token = extensions.current_tool.set(name)
     try:
@@ -282,6 +314,9 @@ async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolRe
         return error_result(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     if value is None and "outputSchema" not in _entry(name)["tool"]:
         return types.CallToolResult(content=[types.TextContent(type="text", text="Done.")])
+    blocks = content.as_blocks(value)
+    if blocks is not None:
+        return content_result(name, blocks)
     return json_result(name, value)
 
 
@@ -300,16 +335,55 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResu
     if problems:
         return error_result("Invalid arguments:\n" + "\n".join(problems))
     try:
-        response = await upstream.send(tool_table()[name]["http"], arguments)
+        response = await _with_heartbeat(
+            lambda: upstream.send(tool_table()[name]["http"], arguments)
+        )
     except upstream.InvalidArgument as exc:
         return error_result(f"Invalid arguments:\n{exc}")
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
         return error_result(str(exc))
     if response.status_code == 429:  # later calls wait out Retry-After here, not at the API
-        message, _ = guard.upstream_limited(429, response.headers.get("retry-after"))
+        message = await guard.shared_upstream_limited(429, response.headers.get("retry-after"))
         audit.mark("rate_limited")
         return error_result(message)
     return _http_result(name, response)
+
+
+async def _with_heartbeat(work: Callable[[], Awaitable[T]]) -> T:
+    """`work()`, with a progress notification every PREFIX_PROGRESS_INTERVAL seconds while it
+    runs, when the client sent a progressToken: a long upstream call shows it is alive."""
+    request = tool_context.request.get()
+    interval = settings.current().progress_interval
+    meta = getattr(request[0], "meta", None) if request is not None else None
+    if request is None or not meta or meta.get("progress_token") is None or not interval:
+        return await work()
+    session = request[0].session
+    done = anyio.Event()
+    outcome: list[Any] = []
+
+    async def run() -> None:
+        try:
+            outcome.append(await work())
+        except Exception as exc:  # raised below, in the caller's task (a task group would wrap it)
+            log.debug("upstream call of a heartbeat failed", exc_info=True)
+            outcome.append(exc)
+        finally:
+            done.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        beats = 0
+        while not done.is_set():
+            with anyio.move_on_after(interval):
+                await done.wait()
+            if not done.is_set():
+                beats += 1
+                waited = f"waiting for the upstream API ({beats * interval:g} s)"
+                await session.report_progress(beats, None, waited)
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    result: T = outcome[0]
+    return result
 
 
 def _http_result(name: str, response: Any) -> types.CallToolResult:
@@ -364,12 +438,28 @@ def _http_result(name: str, response: Any) -> types.CallToolResult:
     )
 
 
-async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+async def _call_function(name: str, arguments: dict[str, Any]) -> Answer:
     from . import functions
 
     hooks = extensions.hooks()
+    request = tool_context.request.get()
+    rounds = tool_context.Rounds(request[1]) if request is not None else None
+    context = None
+    if request is not None and rounds is not None:
+        context = functools.partial(tool_context.make, request[0], rounds)
     try:
-        value = await functions.invoke(name, hooks.on_call(name, arguments))
+        limits = settings.current()  # an SDK Image/Audio file past it is not read
+        value = await functions.invoke(
+            name,
+            hooks.on_call(name, arguments),
+            (limits.max_response_bytes, limits.variable("MAX_RESPONSE_BYTES")),
+            context,
+        )
+    except tool_context.InputRequired as needed:  # 2026-07-28: ask, then this call comes again
+        audit.mark("input_required")
+        if rounds is None:  # only a request's own context can ask
+            return error_result(f"Tool {name} asked for input outside a request.")
+        return rounds.result(needed)
     except functions.InvalidArguments as exc:
         return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
     except Exception as exc:
@@ -379,7 +469,69 @@ async def _call_function(name: str, arguments: dict[str, Any]) -> types.CallTool
     value = hooks.on_result(name, value)
     if value is None and "outputSchema" not in tool_table()[name]["tool"]:
         return types.CallToolResult(content=[types.TextContent(type="text", text="Done.")])
+    blocks = content.as_blocks(value)
+    if blocks is not None:
+        return content_result(name, blocks)
     return json_result(name, value)
+
+
+LIST_TTL_MS = 300_000  # how long a client may reuse a list (2026-07-28 `ttlMs`)
+LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+
+
+def cache_hints() -> dict[Any, CacheHint]:
+    """Every list this server serves is fixed for the life of its process (`listChanged` is
+    false): the generated catalogue, custom_tools.py's, resources and prompts, filtered by
+    settings read at start-up (PREFIX_TOOLS_ALLOW, _READ_ONLY...). So a client may keep a list
+    for `LIST_TTL_MS`; a restart with other settings is seen after that at the latest. The
+    list is the same for every caller, but a server that requires a token (PREFIX_MCP_TOKEN)
+    keeps it to callers who have one: `private` then, else `public`. Reads (resources/read)
+    are the API's data: they keep the SDK's immediately-stale, private default."""
+    scope: Literal["public", "private"] = "private" if settings.current().mcp_token else "public"
+    hint = CacheHint(ttl_ms=LIST_TTL_MS, scope=scope)
+    return dict.fromkeys(LISTS, hint)
+
+
+def content_result(name: str, blocks: list[types.ContentBlock]) -> types.CallToolResult:
+    """Content blocks as they are, within the response limits (see `content`); no
+    structuredContent. A tool that declares an outputSchema cannot send them: its clients
+    would reject a result without structuredContent."""
+    tool = _entry(name)["tool"]
+    if "outputSchema" in tool:
+        kinds = ", ".join(sorted({block.type for block in blocks}))
+        return error_result(
+            f"Tool {name} returned {kinds} content, but declares an output schema for JSON data; "
+            "annotate its return type as bytes, Image, Audio or mcp.types content to send content."
+        )
+    current_settings = settings.current()
+    fitted = content.fit(
+        blocks,
+        current_settings.max_response_chars,
+        current_settings.max_response_bytes,
+        tool,
+        current_settings.variable("MAX_RESPONSE_BYTES"),
+    )
+    return types.CallToolResult(content=fitted)
+
+
+class _Server(Server):
+    """The SDK's server, its capabilities as this one keeps them (`subscriptions.capabilities`)."""
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        caps = super().get_capabilities(
+            notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+        return subscriptions.capabilities(caps, protocol_version in MODERN_PROTOCOL_VERSIONS)
 
 
 @resets
@@ -400,19 +552,46 @@ def server() -> Server:
             on_list_resource_templates=resources.list_resource_templates,
             on_read_resource=resources.read_resource,
         )
+        if resources.function_bound():  # your code can announce updates (subscriptions.py)
+            handlers.update(
+                on_subscribe_resource=subscriptions.subscribe,
+                on_unsubscribe_resource=subscriptions.unsubscribe,
+                on_subscriptions_listen=subscriptions.listen,
+            )
     if project.has_prompts or project.has_resources:
         from .completion import complete
 
         handlers["on_completion"] = complete
-    served = Server(
-        project.name,
-        version=project.version,
-        title=project.title,
-        on_call_tool=call_tool,
-        **handlers,
-    )
+    if project.context_tools:  # some tool may log: the logging capability, and its setLevel
+        handlers["on_set_logging_level"] = tool_context.set_level
+    with warnings.catch_warnings():  # logging is deprecated at 2026-07-28, kept for 2025-11-25
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        served = _Server(
+            project.name,
+            version=project.version,
+            title=project.title,
+            icons=[types.Icon.model_validate(icon) for icon in project.icons] or None,
+            cache_hints=cache_hints(),
+            on_call_tool=call_tool,
+            **handlers,
+        )
     served.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
+    if project.context_tools:
+        served.middleware.append(_request_state_boundary())
+        # `ctx.info()` & co. warn on every call (deprecated at 2026-07-28): served all the same.
+        warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
     return served
+
+
+def _request_state_boundary() -> Any:
+    """Seals the requestState of 2026-07-28 input-required results (elicitation, sampling)
+    and refuses a changed or expired one: keys from PREFIX_REQUEST_STATE_KEY, shared by the
+    replicas, else a key of this process only."""
+    from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+    keys = settings.current().request_state_keys
+    security = RequestStateSecurity(keys=list(keys)) if keys else RequestStateSecurity.ephemeral()
+    return RequestStateBoundary(security, default_audience=current().name)
 
 
 def serve_stdio() -> None:
@@ -427,27 +606,32 @@ def serve_stdio() -> None:
 
 
 def serve_http(host: str, port: int) -> None:
-    """Stateless streamable HTTP at http://HOST:PORT/mcp."""
+    """Streamable HTTP at http://HOST:PORT/mcp: stateless unless PREFIX_HTTP_SESSIONS; SSE
+    responses (a call's progress and logs reach the client) unless PREFIX_HTTP_RESPONSE=json."""
     import uvicorn
 
-    from .http_guard import auth_mode, protect, transport_security
+    from .http_guard import auth_mode, protect, resource_url, transport_security
+    from .shared import describe
 
+    resource = resource_url(host, port)
+    subscriptions.stateless = not settings.current().http_sessions  # see subscriptions.py
     app = server().streamable_http_app(
-        stateless_http=True,
-        json_response=True,
+        stateless_http=not settings.current().http_sessions,
+        json_response=settings.current().http_response == "json",
         host=host,
         transport_security=transport_security(host),
     )
     shown = f"[{host}]" if ":" in host else host
     # On stderr (stdout is the protocol's on stdio): where to point a client, since uvicorn logs warnings only.
     print(
-        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp, {auth_mode()}",
+        f"{current().name}: streamable HTTP at http://{shown}:{port}/mcp, {auth_mode(resource)}, "
+        f"{describe()}",
         file=sys.stderr,
         flush=True,
     )
     # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
     uvicorn.run(
-        protect(app),
+        protect(app, resource),
         host=host,
         port=port,
         log_level="warning",

@@ -59,6 +59,7 @@ class ToolCall:
     started: float = field(default_factory=time.perf_counter)
     upstream_status: int | str | None = None
     outcome: str | None = None  # set early by a step that knows better than the result
+    principal: dict[str, Any] | None = None  # the OAuth caller (see `oauth.Principal.audit`)
 
 
 _current: contextvars.ContextVar[ToolCall | None] = contextvars.ContextVar(
@@ -83,7 +84,10 @@ def _logger() -> logging.Logger:
 
 
 def begin(name: str | None, arguments: Any, kind: Kind = "tool", **fields: str) -> ToolCall:
-    call = ToolCall(name, arguments, kind, fields)
+    from .oauth import principal
+
+    caller = principal()
+    call = ToolCall(name, arguments, kind, fields, principal=caller.audit() if caller else None)
     _current.set(call)
     return call
 
@@ -118,6 +122,8 @@ def finish(call: ToolCall, outcome: str, detail: str | None = None) -> None:
             else call.upstream_status
         ),
     }
+    if call.principal is not None:
+        line["principal"] = safe_arguments(call.principal)  # sizes bounded like arguments
     if detail:
         line["detail"] = _short(detail)
     if mode() == "full":

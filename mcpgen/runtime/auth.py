@@ -5,7 +5,8 @@ A route lists the operation's security alternatives (OpenAPI `security`); the fi
 credentials are all configured is used, and an empty alternative (`{}`) lets the call go
 out without credentials when none is configured. OAuth2 client-credentials tokens are
 fetched from the token URL, cached until shortly before they expire, and fetched anew
-once when the API answers 401 (see `upstream.send`).
+once when the API answers 401 (see `upstream.send`). A spec declaring no scheme at all gets
+`PREFIX_BEARER_TOKEN` and `PREFIX_HEADERS` instead, sent with every request when set.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ async def apply(
     """Add the first usable alternative's credentials; return the schemes whose token was
     fetched here (a 401 may mean it was revoked early: `forget` them and retry once)."""
     if not requirements:
+        _apply_generic(headers)
         return []
     for requirement in requirements:
         if requirement and all(_configured(s) for s in requirement):
@@ -74,6 +76,22 @@ async def apply(
         + " or ".join(options)
         + " in the server's environment."
     )
+
+
+def _apply_generic(headers: dict[str, str]) -> None:
+    """A spec declaring no security scheme: the configured headers and bearer token, on every
+    request (requests only ever go to the base URL; redirects only within its origin)."""
+    if not current().generic_credentials:
+        return
+    now = settings.current()
+    for name, value in now.headers:
+        for existing in [k for k in headers if k.lower() == name.lower()]:
+            del headers[existing]  # configured credentials win over a tool argument's header
+        headers[name] = value
+    if now.bearer_token:
+        for existing in [k for k in headers if k.lower() == "authorization"]:
+            del headers[existing]
+        headers["Authorization"] = f"Bearer {now.bearer_token}"
 
 
 def _needed(name: str) -> str:

@@ -43,7 +43,11 @@ def main(argv: list[str] | None = None) -> None:
     base_url = getattr(args, "base_url", None)
     host = args.host if args.transport == "http" else None
     try:  # before serving: a bad setting is never silently ignored
-        settings.check_environment(project, os.environ, all_tools, host, base_url)
+        checked = settings.check_environment(project, os.environ, all_tools, host, base_url)
+        if checked.redis_url:
+            from .shared import check_library
+
+            check_library(checked)
         if project.source == "openapi":
             from .transport import check_settings
 

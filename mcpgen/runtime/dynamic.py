@@ -20,7 +20,7 @@ from typing import Any
 
 from mcp import types
 
-from . import guard, messages, patterns, redact
+from . import guard, messages, oauth, patterns, redact
 from .catalog import tool_table
 
 SEARCH, DESCRIBE, CALL = "search_tools", "describe_tool", "call_tool"
@@ -112,7 +112,14 @@ _META_TOOLS: list[dict[str, Any]] = [
             },
             "required": ["name"],
         },
-        "annotations": {"title": "Call one tool", "openWorldHint": True},
+        # It runs whichever tool it is given: what the most dangerous of them may do.
+        "annotations": {
+            "title": "Call one tool",
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "idempotentHint": False,
+            "openWorldHint": True,
+        },
     },
 ]
 
@@ -199,7 +206,7 @@ def _index() -> tuple[list[_Document], dict[str, float]]:
     """Word counts per field of every tool, and each word's inverse document frequency."""
     documents = []
     for name, entry in tool_table().items():
-        if not guard.enabled(name):
+        if guard.settings_refusal(name) is not None:  # the caller's scopes: at `search`
             continue
         tool = entry["tool"]
         description = tool.get("description") or ""
@@ -238,6 +245,7 @@ def search(query: str, limit: int) -> list[dict[str, Any]]:
     """The best `limit` tools for `query`, best first; ties by name."""
     terms = list(dict.fromkeys(words(query)))
     documents, idf = _index()
+    documents = [d for d in documents if oauth.scope_refusal(d.name) is None]
     scored = [(s, d) for d in documents if (s := _score(d, terms, idf)) > 0]
     scored.sort(key=lambda pair: (-pair[0], pair[1].name))
     return [
@@ -255,5 +263,8 @@ def _match_count(query: str) -> int:
     terms = set(words(query))
     documents, _ = _index()
     return sum(
-        1 for d in documents if any(counts[t] for counts in d.fields.values() for t in terms)
+        1
+        for d in documents
+        if oauth.scope_refusal(d.name) is None
+        and any(counts[t] for counts in d.fields.values() for t in terms)
     )

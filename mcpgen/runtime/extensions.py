@@ -22,8 +22,10 @@ import anyio.to_thread
 import pydantic
 import pydantic_core
 
+from . import content
 from .catalog import tool_table
 from .project import current, resets
+from .subscriptions import resource_updated
 
 __all__ = [
     "CustomTool",
@@ -32,6 +34,7 @@ __all__ = [
     "current_tool",
     "custom_tools",
     "hooks",
+    "resource_updated",
     "tool",
 ]
 
@@ -75,22 +78,35 @@ def tool(
         tool_name = name or function.__name__
         if tool_name in _REGISTERED:
             raise ValueError(f"custom tool {tool_name!r} is defined twice")
-        hints = {
-            "readOnlyHint": read_only,
-            "destructiveHint": destructive,
-            "idempotentHint": idempotent,
-            "openWorldHint": open_world,
-        }
         _REGISTERED[tool_name] = _describe(
             function,
             tool_name,
             title,
             description or inspect.getdoc(function) or tool_name,
-            {k: v for k, v in hints.items() if v is not None},
+            hints(read_only, destructive, idempotent, open_world),
         )
         return function
 
     return register
+
+
+def hints(
+    read_only: bool | None,
+    destructive: bool | None,
+    idempotent: bool | None,
+    open_world: bool | None,
+) -> dict[str, bool]:
+    """All four annotation hints, each stated (some clients refuse a tool without
+    `destructiveHint`): what is not given is what MCP clients assume of a tool they know
+    nothing about (it may change anything, twice is not once, it reaches the outside), except
+    that a read-only tool changes nothing, so it is not destructive and is idempotent."""
+    read = bool(read_only)
+    return {
+        "readOnlyHint": read,
+        "destructiveHint": (not read) if destructive is None else destructive,
+        "idempotentHint": read if idempotent is None else idempotent,
+        "openWorldHint": True if open_world is None else open_world,
+    }
 
 
 def _describe(
@@ -123,8 +139,10 @@ def _describe(
     result = None
     wraps = False
     returns = type_hints.get("return", inspect.Signature.empty)
-    # `-> str`: the text is the result, as for generated tools.
-    if returns not in (inspect.Signature.empty, None, type(None), str):
+    # `-> str`: the text is the result, as for generated tools; content has no outputSchema.
+    if returns not in (inspect.Signature.empty, None, type(None), str) and not (
+        content.returns_content(returns)
+    ):
         result = pydantic.TypeAdapter(returns)
         output = _unasserted(result.json_schema(mode="serialization"))
         output.pop("title", None)
@@ -184,7 +202,8 @@ def custom_tools() -> dict[str, CustomTool]:
 
 
 async def call_custom(name: str, arguments: dict[str, Any]) -> Any:
-    """Validate `arguments` strictly, call the tool's function, return its result as JSON data."""
+    """Validate `arguments` strictly, call the tool's function, return its result as JSON data
+    (or content blocks: see `content.as_blocks`)."""
     custom = custom_tools()[name]
     try:
         model = custom.arguments.model_validate_json(json.dumps(arguments), strict=True)
@@ -200,6 +219,9 @@ async def call_custom(name: str, arguments: dict[str, Any]) -> Any:
         value = await custom.function(**kwargs)
     else:  # a worker thread keeps the server responsive
         value = await anyio.to_thread.run_sync(functools.partial(custom.function, **kwargs))
+    blocks = content.as_blocks(value)  # images, audio, resources: sent as such (app.content_result)
+    if blocks is not None:
+        return blocks
     if custom.result is None:
         return pydantic_core.to_jsonable_python(value)
     return custom.result.dump_python(value, mode="json")

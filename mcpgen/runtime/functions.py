@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,9 +21,11 @@ import anyio.to_thread
 import pydantic
 import pydantic_core
 
+from . import content
 from .project import current, on_install
 
-__all__ = ["FunctionExited", "InvalidArguments", "invoke"]
+__all__ = ["FunctionExited", "InvalidArguments", "context_parameter", "invoke"]
+_CONTEXT_MODULE = "mcp.server.mcpserver.context"  # where the SDK's `Context` (MCPServer's) lives
 
 
 class InvalidArguments(Exception):
@@ -48,14 +51,24 @@ class _Prepared:
     arguments: type[pydantic.BaseModel]
     parameters: dict[str, str]  # model field -> parameter name
     result: pydantic.TypeAdapter[Any] | None  # None: no return annotation
+    context: str | None  # the parameter that takes the request's Context, if one does
 
 
 _PREPARED: dict[str, _Prepared] = {}
 on_install(_PREPARED.clear)
 
 
-async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
-    """Call the tool's function; return its result as JSON-compatible data.
+async def invoke(
+    tool_name: str,
+    arguments: dict[str, Any],
+    max_file_bytes: tuple[int, str] | None = None,
+    context: Callable[[], Any] | None = None,
+) -> Any:
+    """Call the tool's function; return its result as JSON-compatible data, or as content
+    blocks (a list of `mcp.types` blocks) when it is content (see `content.as_blocks`);
+    `max_file_bytes`: (limit, its setting's name) past which an SDK Image/Audio file is not read.
+
+    A function with a context parameter (see `context_parameter`) gets `context()` there.
 
     Raises KeyError for an unknown tool, InvalidArguments for arguments that do not
     validate, FunctionExited for `sys.exit()`; whatever else the function raises propagates.
@@ -68,6 +81,8 @@ async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
         raise InvalidArguments(_messages(exc)) from None
     # Only the arguments given: omitted ones take the function's own defaults.
     kwargs = {prepared.parameters[field]: getattr(model, field) for field in model.model_fields_set}
+    if prepared.context is not None and context is not None:
+        kwargs[prepared.context] = context()
     try:
         if prepared.is_async:
             result = await prepared.function(**kwargs)
@@ -78,6 +93,10 @@ async def invoke(tool_name: str, arguments: dict[str, Any]) -> Any:
             result = await result
     except SystemExit as exc:  # would otherwise end the server, for every client
         raise FunctionExited(exc.code) from exc
+    limit, variable = max_file_bytes or (None, "")
+    blocks = content.as_blocks(result, limit, variable)
+    if blocks is not None:
+        return blocks
     if prepared.result is None:
         return pydantic_core.to_jsonable_python(result)
     return prepared.result.dump_python(result, mode="json")
@@ -92,13 +111,47 @@ def _prepare(tool_name: str) -> _Prepared:
     module = current().module(module_name)
     function: Callable[..., Any] = getattr(module, function_name)
     hints = typing.get_type_hints(function, include_extras=True)
-    signature = list(inspect.signature(function).parameters.values())
+    takes = context_parameter(hints)
+    signature = [p for p in inspect.signature(function).parameters.values() if p.name != takes]
     arguments = arguments_model(function_name, signature, hints)
     parameters = {f"p{index}": parameter.name for index, parameter in enumerate(signature)}
-    result = pydantic.TypeAdapter(hints["return"]) if "return" in hints else None
-    prepared = _Prepared(function, is_async, arguments, parameters, result)
+    result = _result_adapter(hints["return"]) if "return" in hints else None
+    prepared = _Prepared(function, is_async, arguments, parameters, result, takes)
     _PREPARED[tool_name] = prepared
     return prepared
+
+
+def _result_adapter(annotation: Any) -> pydantic.TypeAdapter[Any] | None:
+    """How the return value becomes JSON; None for a type pydantic has no schema for (the
+    SDK's Image, a union with it): such a value is content, or goes through
+    `to_jsonable_python`."""
+    try:
+        return pydantic.TypeAdapter(annotation)
+    except pydantic.PydanticSchemaGenerationError:
+        return None
+
+
+def context_parameter(hints: Mapping[str, Any]) -> str | None:
+    """The parameter annotated with the SDK's `Context` (the class `MCPServer` injects), by
+    MCPServer's own rule (`find_context_parameter`): the first whose type is `Context` or a
+    subclass (`Context[...]` is one), or has one among its arguments (`Context | None`).
+    It takes no tool argument: it is in neither inputSchema nor the arguments model.
+
+    A function whose module never imported the SDK's context module cannot name it, so
+    nothing is imported here to find out."""
+    module = sys.modules.get(_CONTEXT_MODULE)
+    context = getattr(module, "Context", None)
+    if context is None:
+        return None
+    for name, annotation in hints.items():
+        if name == "return":
+            continue
+        if typing.get_origin(annotation) is typing.Annotated:
+            annotation = typing.get_args(annotation)[0]
+        for candidate in (annotation, *typing.get_args(annotation)):
+            if inspect.isclass(candidate) and issubclass(candidate, context):
+                return name
+    return None
 
 
 def arguments_model(

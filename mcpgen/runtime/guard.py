@@ -11,6 +11,9 @@ value stops the server with a message instead of being ignored:
 - `PREFIX_READ_ONLY=1`: only tools annotated `readOnlyHint: true` are listed and callable;
 - `PREFIX_TOOLS_ALLOW` / `PREFIX_TOOLS_DENY`: comma-separated glob patterns over tool names.
 
+With `PREFIX_REDIS_URL` set, the rate limits and the upstream's Retry-After are kept on Redis,
+shared by every replica of the server (`take`, `shared_upstream_limited`; see `shared`).
+
 The names these settings address (`entries()`) are the tools, the dynamic mode's meta tools
 (`search_tools`, `describe_tool`, `call_tool`) and the resources and resource templates, each
 by its name: a resource made from an operation is named like the operation's tool, so one
@@ -29,6 +32,7 @@ error (`isError`) that says when to retry; any other request over a limit is a J
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import fnmatch
 import math
@@ -96,7 +100,15 @@ Kind = Literal["tool", "meta tool", "resource"]
 
 
 def refusal(name: str, kind: Kind = "tool") -> str | None:
-    """Why the tool, meta tool or resource `name` is hidden and refused; None: it may run."""
+    """Why the tool, meta tool or resource `name` is hidden and refused; None: it may run.
+    The settings decide, then the OAuth caller's scopes (see `oauth`)."""
+    from .oauth import scope_refusal
+
+    return settings_refusal(name, kind) or scope_refusal(name, kind)
+
+
+def settings_refusal(name: str, kind: Kind = "tool") -> str | None:
+    """Why the settings hide `name`, whoever calls."""
     current = settings.current()
     if current.read_only and kind != "meta tool" and not read_only_entries().get((kind, name)):
         variable = current.variable("READ_ONLY")
@@ -144,10 +156,25 @@ def _bucket(key: str, rate: settings.Rate | None) -> _Bucket | None:
     return _buckets[key]
 
 
+def _limits(
+    current: settings.Settings, name: str | None, server: bool
+) -> list[tuple[str | None, settings.Rate, str]]:
+    """The limits one call of `name` counts against: (entry or None for the server's bucket,
+    rate, the variable that sets it)."""
+    limits: list[tuple[str | None, settings.Rate | None, str]] = []
+    if server:
+        limits.append((None, current.rate_limit, current.variable("RATE_LIMIT")))
+    if name is not None:
+        limits.append(
+            (name, current.tool_rate_limits.get(name), tool_variable(current.prefix, name))
+        )
+    return [(key, rate, variable) for key, rate, variable in limits if rate is not None]
+
+
 def admit(name: str | None, server: bool = True) -> str | None:
     """Take a token for one call of `name` (None: an entry no per-entry limit addresses) and,
     with `server`, one of the server-wide bucket; when one is not free, a message saying when
-    to retry, and nothing is taken.
+    to retry, and nothing is taken. In process; `take` shares them on Redis when configured.
 
     Calls run on one event loop thread, so check-then-take needs no lock.
     """
@@ -155,28 +182,54 @@ def admit(name: str | None, server: bool = True) -> str | None:
     now = time.monotonic()
     waits: list[tuple[float, str]] = []
     buckets = []
-    limits = [(SERVER, current.rate_limit, current.variable("RATE_LIMIT"))] if server else []
-    if name is not None:
-        limits.append(
-            (name, current.tool_rate_limits.get(name), tool_variable(current.prefix, name))
-        )
-    for key, rate, variable in limits:
-        bucket = _bucket(key, rate)
+    for key, rate, variable in _limits(current, name, server):
+        bucket = _bucket(SERVER if key is None else key, rate)
         if bucket is not None:
             buckets.append(bucket)
             wait = bucket.wait(now)
             if wait > 0:
                 waits.append((wait, f"{bucket.rate.text} set by {variable}"))
     if _upstream_blocked_until > now:
-        waits.append(
-            (_upstream_blocked_until - now, "the upstream API answered 429 Too Many Requests")
-        )
+        waits.append((_upstream_blocked_until - now, UPSTREAM_429))
     if waits:
         wait, why = max(waits)
         return f"Rate limit reached ({why}); retry in {_seconds(wait)} s."
     for bucket in buckets:
         bucket.tokens -= 1
     return None
+
+
+UPSTREAM_429 = "the upstream API answered 429 Too Many Requests"
+
+
+async def take(name: str | None, server: bool = True) -> str | None:
+    """`admit`, on Redis (shared by every replica) when `PREFIX_REDIS_URL` is set; while Redis
+    is unreachable, in process or refused, as `PREFIX_REDIS_FAILURE` says (see `shared`)."""
+    current = settings.current()
+    if not current.redis_url:
+        return admit(name, server)
+    from . import shared
+
+    held = _upstream_blocked_until - time.monotonic()
+    if held > 0:  # seen here, perhaps while Redis was unreachable: no need to ask it
+        return f"Rate limit reached ({UPSTREAM_429}); retry in {_seconds(held)} s."
+    limits = _limits(current, name, server)
+    try:
+        outcome = await shared.admit([(key, rate) for key, rate, _ in limits])
+    except shared.Unavailable:
+        if current.redis_failure == "open":
+            return admit(name, server)
+        return (
+            f"Rate limits are shared on Redis ({current.variable('REDIS_URL')}), which is "
+            f"unreachable, and {current.variable('REDIS_FAILURE')}=closed refuses calls until "
+            "it is back; retry in a few seconds."
+        )
+    if outcome is None:
+        return None
+    which, wait = outcome
+    _, rate, variable = limits[which - 1] if which else (None, None, "")
+    why = UPSTREAM_429 if rate is None else f"{rate.text} set by {variable}"
+    return f"Rate limit reached ({why}); retry in {_seconds(wait)} s."
 
 
 def upstream_limited(status: int, retry_after: str | None) -> tuple[str, float | None]:
@@ -190,6 +243,18 @@ def upstream_limited(status: int, retry_after: str | None) -> tuple[str, float |
             seconds,
         )
     return f"HTTP {status}: the upstream API is rate limiting; retry later.", None
+
+
+async def shared_upstream_limited(status: int, retry_after: str | None) -> str:
+    """`upstream_limited`, and with `PREFIX_REDIS_URL` the Retry-After shared with every
+    replica (in process too, for when Redis becomes unreachable)."""
+    message, seconds = upstream_limited(status, retry_after)
+    if seconds is not None and settings.current().redis_url:
+        from . import shared
+
+        with contextlib.suppress(shared.Unavailable):  # logged there; held off here anyway
+            await shared.block_upstream(seconds)
+    return message
 
 
 MAX_RETRY_AFTER = 3600.0  # a longer or absurd Retry-After is capped, not obeyed for days

@@ -113,7 +113,7 @@ async def _steps(
             code=types.INVALID_PARAMS,
             message=f"Invalid arguments for {kind} {name}:\n" + "\n".join(problems),
         )
-    message = guard.admit(name if address is not None else None)
+    message = await guard.take(name if address is not None else None)
     if message is not None:
         audit.mark("rate_limited")
         if limited is not None:

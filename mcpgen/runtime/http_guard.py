@@ -7,6 +7,10 @@
 - DNS-rebinding protection (the SDK's Host/Origin check) stays on for every bind address:
   loopback names always, the bind address itself, and the names in `PREFIX_ALLOWED_HOSTS`
   (comma-separated, e.g. `mcp.example.com`) for clients that reach the server by name.
+- `GET /healthz` answers 200 with `{"status": "ok", "server": ..., "version": ...}` and, when
+  rate limits are shared on Redis, `"redis": "ok"` or `"unreachable"`: no token, no Host
+  check, for load balancers' and orchestrators' health checks. It says nothing a client
+  could not learn from `initialize`.
 """
 
 from __future__ import annotations
@@ -130,16 +134,80 @@ async def _plain(send: Send, status: int, text: str, head_only: bool = False) ->
     await send({"type": "http.response.body", "body": b"" if head_only else body})
 
 
-def auth_mode() -> str:
+HEALTH_PATH = "/healthz"
+
+
+class Health:
+    """ASGI wrapper: `GET /healthz` (and HEAD) answered before any other check."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope.get("path") == HEALTH_PATH
+            and scope.get("method") in ("GET", "HEAD")
+        ):
+            body = json.dumps(await health()).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"cache-control", b"no-store"),
+                    ],
+                }
+            )
+            await send(
+                {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+            )
+            return
+        await self.app(scope, receive, send)
+
+
+async def health() -> dict[str, str]:
+    project = current()
+    report = {"status": "ok", "server": project.name, "version": project.version}
+    if settings.current().redis_url:
+        from . import shared
+
+        report["redis"] = "ok" if await shared.reachable() else "unreachable"
+    return report
+
+
+def resource_url(host: str, port: int) -> str:
+    """This server's URL as tokens name it (`PREFIX_OAUTH_RESOURCE`; default: the bind
+    address, which is right only where clients reach it so)."""
+    configured = settings.current().oauth_resource
+    if configured:
+        return configured
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/mcp"
+
+
+def auth_mode(resource: str = "") -> str:
     """How HTTP clients are let in, for the start-up line."""
-    if settings.current().mcp_token:
+    current = settings.current()
+    if current.auth == "oauth":
+        how = "introspection" if current.oauth_introspection_url else "JWT"
+        return f"OAuth ({how} tokens from {current.oauth_issuer} for {resource})"
+    if current.mcp_token:
         return f"bearer token required ({settings.current().variable('MCP_TOKEN')})"
     return "no authentication (loopback only)"
 
 
-def protect(app: ASGIApp) -> ASGIApp:
+def protect(app: ASGIApp, resource: str = "") -> ASGIApp:
     """`app` behind the token check when `PREFIX_MCP_TOKEN` is set, and the greeting for
-    plain GETs in front of both."""
+    plain GETs in front of both; with `PREFIX_AUTH=oauth`, behind the OAuth gate (which
+    serves the metadata documents first) instead. The health route is in front of everything."""
+    if settings.current().auth == "oauth":
+        from .oauth import OAuthGate, OAuthVerifier
+
+        verifier = OAuthVerifier(settings.current(), resource)
+        return Health(OAuthGate(Greeter(app, current().name), verifier))
     token = settings.current().mcp_token
     gated = BearerGate(app, token) if token else app
-    return Greeter(gated, current().name)
+    return Health(Greeter(gated, current().name))

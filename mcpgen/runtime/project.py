@@ -41,12 +41,21 @@ class Project:
     credential_names: tuple[str, ...] = ()
     # scheme name -> {"kind", "in", "name", "env": [vars], "tokenUrl"?} (see `auth`)
     security_schemes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The spec declares no security scheme: PREFIX_BEARER_TOKEN and PREFIX_HEADERS are sent
+    # with every request instead (see `settings.parse_headers`, `auth.apply`).
+    generic_credentials: bool = False
+    # serverInfo.icons, as sent (src, mimeType, sizes, theme)
+    icons: tuple[dict[str, Any], ...] = ()
     uploads: bool = False  # some tool uploads a local file by path (PREFIX_UPLOAD_DIR)
     has_resources: bool = False
     has_prompts: bool = False
     # Python sources: tool name -> (module, function, is_async); a module starting with "."
     # is relative to the package (a copy of the source file).
     functions: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
+    # OAuth scopes a tool without its own (in tools.json) needs (see `oauth`).
+    default_scopes: tuple[str, ...] = ()
+    # Python tools whose function takes the request's Context (progress, logging, elicitation).
+    context_tools: tuple[str, ...] = ()
 
     def read_json(self, file: str) -> Any:
         """One of the package's data files, parsed."""

@@ -283,6 +283,9 @@ def clean_result(result: types.CallToolResult) -> types.CallToolResult:
         ):
             resource = item.resource.model_copy(update={"text": clean_text(item.resource.text)})
             item = item.model_copy(update={"resource": resource})
+        elif isinstance(item, types.ResourceLink):  # text a model reads, beside the URI
+            shown = {k: clean_text(v) for k in ("title", "description") if (v := getattr(item, k))}
+            item = item.model_copy(update=shown)
         content.append(item)
     return result.model_copy(update={"content": content})
 

@@ -31,7 +31,7 @@ import pydantic_core
 from mcp import MCPError, types
 from mcp.server import ServerRequestContext
 
-from . import audit, guard, guarded, paging, settings
+from . import audit, guard, guarded, oauth, paging, settings
 from .project import current, resets
 
 RESOURCE_NOT_FOUND = -32002  # the MCP spec's error code for an unknown resource
@@ -75,19 +75,19 @@ def _wire(entry: dict[str, Any], *fields: str) -> dict[str, Any]:
     }
 
 
-@settings.per_settings
+@oauth.per_caller
 def _resource_list() -> list[types.Resource]:
     entries = [e for e in _fixed().values() if _shown(e)]
     return [types.Resource.model_validate(_wire(e, "uri")) for e in entries]
 
 
-@settings.per_settings
+@oauth.per_caller
 def _template_list() -> list[types.ResourceTemplate]:
     entries = [e for _, e in _templates() if _shown(e)]
     return [types.ResourceTemplate.model_validate(_wire(e, "uriTemplate")) for e in entries]
 
 
-@settings.per_settings
+@oauth.per_caller
 def _digests() -> tuple[str, str]:
     return (
         paging.digest([r.uri for r in _resource_list()]),
@@ -127,6 +127,17 @@ def _match(uri: str) -> tuple[dict[str, Any], dict[str, str]] | None:
                 for arg, value in zip(entry["variables"], found.groups(), strict=True)
             }
     return None
+
+
+def served(uri: str) -> bool:
+    """Whether `uri` names a resource this server serves and shows."""
+    matched = _match(uri)
+    return matched is not None and _shown(matched[0])
+
+
+def function_bound() -> bool:
+    """Whether any resource is served by a Python function (whose code can announce updates)."""
+    return any("http" not in entry for entry in resource_entries())
 
 
 async def read_resource(
@@ -226,7 +237,7 @@ async def _read(
         raise MCPError(code=types.INTERNAL_ERROR, message=str(exc)) from None
     status: int = response.status_code
     if status == 429:  # later reads and calls wait out Retry-After here, not at the API
-        message, _ = guard.upstream_limited(429, response.headers.get("retry-after"))
+        message = await guard.shared_upstream_limited(429, response.headers.get("retry-after"))
         audit.mark("rate_limited")
         raise MCPError(code=guarded.RATE_LIMITED, message=message)
     if status == 404:

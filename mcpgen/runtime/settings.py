@@ -15,6 +15,7 @@ import dataclasses
 import fnmatch
 import functools
 import ipaddress
+import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -25,6 +26,9 @@ from .project import Project, on_install
 from .project import current as current_project
 
 AuditMode = Literal["full", "minimal", "off"]
+RedisFailure = Literal["open", "closed"]
+AuthMode = Literal["token", "oauth"]
+HttpResponse = Literal["sse", "json"]
 T = TypeVar("T")
 ToolNames = Iterable[str] | Callable[[], Iterable[str]]  # the served tool names, or how to get them
 
@@ -36,9 +40,25 @@ DEFAULT_MAX_CONNECTIONS = 100  # upstream connections open at once (httpx's defa
 DEFAULT_MAX_RESPONSE_BYTES = 20_000_000  # an upstream body, counted after decompression
 DEFAULT_MAX_UPLOAD_BYTES = 50_000_000  # one file part or binary body sent upstream
 MIN_BYTES = 1_000
+DEFAULT_REDIS_TIMEOUT = 0.25  # one shared rate-limit check (see `shared`), connecting included
+DEFAULT_PROGRESS_INTERVAL = 5.0  # seconds between heartbeats while an upstream call runs
 DEFAULT_HTTP_KEEP_ALIVE = 120  # uvicorn's 5 s closes the socket a TS client reuses after listing
 MIN_RESPONSE_CHARS = 1_000
+DEFAULT_OAUTH_ALGORITHMS = ("RS256", "PS256", "ES256", "ES384", "EdDSA")
+# Asymmetric signatures only: never none or HS*.
+OAUTH_ALGORITHMS: tuple[str, ...] = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+)
+OAUTH_ALGORITHMS += ("ES512", "EdDSA")
 MIN_TOKEN_CHARS = 16  # PREFIX_MCP_TOKEN: shorter ones are guessable (and too short to redact)
+MIN_STATE_KEY_CHARS = 32  # PREFIX_REQUEST_STATE_KEY: the SDK's AES-GCM codec wants 32 bytes
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 _RATE = re.compile(
     r"^(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hr|hour)(?:\s+burst\s+(\d+))?$",
@@ -81,19 +101,39 @@ class Settings:
     page_size: int = 25
     max_response_chars: int = 100_000
     http_keep_alive: int = DEFAULT_HTTP_KEEP_ALIVE
+    # SSE responses carry a call's progress and log notifications; JSON ones cannot.
+    http_response: HttpResponse = "sse"
+    http_sessions: bool = False  # Mcp-Session-Id: requests to a 2025-11-25 client over HTTP
+    request_state_keys: tuple[str, ...] = ()  # seal 2026-07-28 requestState; empty: per process
+    progress_interval: float = DEFAULT_PROGRESS_INTERVAL  # 0: no heartbeat progress
     read_only: bool = False
     tools_allow: tuple[str, ...] = ()
     tools_deny: tuple[str, ...] = ()
     rate_limit: Rate | None = None
     tool_rate_limits: dict[str, Rate] = field(default_factory=dict)
     mcp_token: str | None = None
+    auth: AuthMode = "token"  # PREFIX_AUTH: the static token (or none), or OAuth (see `oauth`)
+    oauth_issuer: str | None = None
+    oauth_resource: str | None = None  # this server's URL, the tokens' audience (RFC 8707)
+    oauth_jwks_url: str | None = None  # None: from the issuer's metadata
+    oauth_algorithms: tuple[str, ...] = DEFAULT_OAUTH_ALGORITHMS
+    oauth_introspection_url: str | None = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    redis_url: str | None = None  # rate limits shared by replicas (`shared`)
+    redis_failure: RedisFailure = "open"
+    redis_timeout: float = DEFAULT_REDIS_TIMEOUT
     audit_log: AuditMode = "full"
     redact: tuple[str, ...] = ()  # further env vars whose values are never shown
     # The values of the variables credentials are read from (empty ones left out).
     credentials: dict[str, str] = field(default_factory=dict)
     # Values never shown (see `secret_variables`), by variable.
     secrets: dict[str, str] = field(default_factory=dict)
+    # A spec declaring no security scheme (`Project.generic_credentials`): what every request
+    # carries, from PREFIX_BEARER_TOKEN and PREFIX_HEADERS (see `parse_headers`).
+    bearer_token: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
     def variable(self, name: str) -> str:
         return f"{self.prefix}_{name}"
@@ -134,10 +174,12 @@ def credential_variables(project: Project) -> tuple[str, ...]:
 def secret_variables(
     project: Project, environ: Mapping[str, str], redact: Iterable[str]
 ) -> list[str]:
-    """The credentials' variables, this server's token, any `PREFIX_*` variable named like a
-    secret, and those `PREFIX_REDACT` lists; `*_USERNAME` ones are not secret."""
+    """The credentials' variables, this server's token and Redis URL (it may hold a password),
+    any `PREFIX_*` variable named like a secret, and those `PREFIX_REDACT` lists; `*_USERNAME`
+    ones are not secret."""
     prefix = project.env_prefix
-    names = [*project.secret_env_vars, f"{prefix}_MCP_TOKEN"]
+    names = [*project.secret_env_vars, f"{prefix}_MCP_TOKEN", f"{prefix}_REDIS_URL"]
+    names.append(f"{prefix}_REQUEST_STATE_KEY")
     names += [
         name
         for name in sorted(environ)
@@ -198,24 +240,78 @@ def load(
             "MAX_RESPONSE_CHARS", _whole(MIN_RESPONSE_CHARS), project.max_response_chars
         ),
         http_keep_alive=read("HTTP_KEEP_ALIVE", _whole(1), DEFAULT_HTTP_KEEP_ALIVE),
+        http_response=read("HTTP_RESPONSE", _http_response, "sse"),
+        http_sessions=read("HTTP_SESSIONS", _flag, False),
+        request_state_keys=read("REQUEST_STATE_KEY", _state_keys, ()),
+        progress_interval=read("PROGRESS_INTERVAL", _interval, DEFAULT_PROGRESS_INTERVAL),
         read_only=read("READ_ONLY", _flag, False),
         tools_allow=read("TOOLS_ALLOW", _patterns(names), ()),
         tools_deny=read("TOOLS_DENY", _patterns(names), ()),
         rate_limit=read("RATE_LIMIT", parse_rate, None),
         tool_rate_limits=_tool_rates(p, environ, names, problems),
         mcp_token=_mcp_token(f"{p}_MCP_TOKEN", environ, problems),
+        auth=read("AUTH", _auth_mode, "token"),
+        oauth_issuer=read("OAUTH_ISSUER", _url, None),
+        oauth_resource=read("OAUTH_RESOURCE", _url, None),
+        oauth_jwks_url=read("OAUTH_JWKS_URL", _url, None),
+        oauth_algorithms=read("OAUTH_ALGORITHMS", _algorithms, DEFAULT_OAUTH_ALGORITHMS),
+        oauth_introspection_url=read("OAUTH_INTROSPECTION_URL", _url, None),
+        oauth_client_id=read("OAUTH_CLIENT_ID", lambda _, raw: raw, None),
+        oauth_client_secret=read("OAUTH_CLIENT_SECRET", lambda _, raw: raw, None),
         allowed_hosts=read("ALLOWED_HOSTS", _list, ()),
+        redis_url=read("REDIS_URL", _redis_url, None),
+        redis_failure=read("REDIS_FAILURE", _redis_failure, "open"),
+        redis_timeout=read("REDIS_TIMEOUT", _seconds, DEFAULT_REDIS_TIMEOUT),
         audit_log=read("AUDIT_LOG", _audit_mode, "full"),
         redact=read("REDACT", _list, ()),
         credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
     )
+    problems += _oauth_problems(settings)
     listed = secret_variables(project, environ, settings.redact)
-    settings = dataclasses.replace(
-        settings, secrets={v: environ[v] for v in listed if environ.get(v)}
-    )
+    secrets = {v: environ[v] for v in listed if environ.get(v)}
+    if project.generic_credentials:
+        bearer = read("BEARER_TOKEN", _bearer, None)
+        none: tuple[tuple[str, str], ...] = ()
+        headers = read("HEADERS", parse_headers, none)
+        if bearer and any(name.lower() == "authorization" for name, _ in headers):
+            problems.append(
+                f"{p}_HEADERS sets Authorization and {p}_BEARER_TOKEN is set too: keep one of them"
+            )
+        # Each header's value is a secret on its own (the variable's whole text is one already).
+        secrets.update({f"{p}_HEADERS {name}": value for name, value in headers if value})
+        if environ.get(f"{p}_HEADERS"):
+            secrets[f"{p}_HEADERS"] = environ[f"{p}_HEADERS"]
+        settings = dataclasses.replace(settings, bearer_token=bearer, headers=headers)
+    settings = dataclasses.replace(settings, secrets=secrets)
     if problems:
         raise SettingsError("\n".join(problems))
     return settings
+
+
+def _oauth_problems(settings: Settings) -> list[str]:
+    """What `PREFIX_AUTH=oauth` needs, and what only it may use."""
+    v = settings.variable
+    if settings.auth == "token":
+        given = {
+            "OAUTH_ISSUER": settings.oauth_issuer,
+            "OAUTH_JWKS_URL": settings.oauth_jwks_url,
+            "OAUTH_INTROSPECTION_URL": settings.oauth_introspection_url,
+        }
+        return [f"{v(n)} is set but {v('AUTH')} is not 'oauth'" for n, x in given.items() if x]
+    problems = []
+    if not settings.oauth_issuer:
+        problems.append(
+            f"{v('AUTH')}=oauth needs {v('OAUTH_ISSUER')}: the authorization server's URL"
+        )
+    if settings.mcp_token:
+        problems.append(f"{v('AUTH')}=oauth and {v('MCP_TOKEN')} are exclusive: unset one")
+    client = (settings.oauth_client_id, settings.oauth_client_secret)
+    if settings.oauth_introspection_url and not all(client):
+        problems.append(
+            f"{v('OAUTH_INTROSPECTION_URL')} needs {v('OAUTH_CLIENT_ID')} and "
+            f"{v('OAUTH_CLIENT_SECRET')}: this server's credentials at the introspection endpoint"
+        )
+    return problems
 
 
 def _mcp_token(variable: str, environ: Mapping[str, str], problems: list[str]) -> str | None:
@@ -242,20 +338,29 @@ def check_environment(
     http_host: str | None = None,
     base_url: str | None = None,
 ) -> Settings:
-    """`load`, plus what serving needs: binding beyond loopback requires a token."""
+    """`load`, plus what serving needs: binding beyond loopback requires a token (or OAuth,
+    with the public URL tokens are issued for)."""
     problems: list[str] = []
+    p = project.env_prefix
     try:
         settings = load(project, environ, tools, base_url)
     except SettingsError as exc:
         problems.append(str(exc))
+        oauth = environ.get(f"{p}_AUTH", "").strip().lower() == "oauth"
         settings = Settings(
-            prefix=project.env_prefix, mcp_token=environ.get(f"{project.env_prefix}_MCP_TOKEN")
+            prefix=p, mcp_token=environ.get(f"{p}_MCP_TOKEN"), auth="oauth" if oauth else "token"
         )
-    if http_host is not None and not is_loopback(http_host) and not settings.mcp_token:
+    wide = http_host is not None and not is_loopback(http_host)
+    if wide and not (settings.mcp_token or settings.auth == "oauth"):
         problems.append(
             f"--host {http_host} accepts connections from other machines: set "
-            f"{project.env_prefix}_MCP_TOKEN to a long random string (clients send it as "
+            f"{p}_MCP_TOKEN to a long random string (clients send it as "
             "'Authorization: Bearer <token>'), or bind to 127.0.0.1."
+        )
+    if wide and settings.auth == "oauth" and not environ.get(f"{p}_OAUTH_RESOURCE", "").strip():
+        problems.append(
+            f"--host {http_host} with {p}_AUTH=oauth: set {p}_OAUTH_RESOURCE to the URL clients "
+            "reach this server at (e.g. https://mcp.example.com/mcp), the audience of its tokens."
         )
     if problems:
         raise SettingsError("\n".join(problems))
@@ -359,6 +464,70 @@ def _url(variable: str, raw: str) -> str:
     return raw
 
 
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 field name
+# Headers the HTTP client itself writes from the request: configuring them would corrupt it.
+_OWN_HEADERS = frozenset(
+    {"host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer"}
+    | {"keep-alive", "proxy-connection", "content-type", "cookie"}
+)
+
+
+def _bearer(variable: str, raw: str) -> str:
+    """A bearer token: one word of printable ASCII (RFC 6750 b64token and more). Its value is
+    never put in a message."""
+    if not re.fullmatch(r"[\x21-\x7e]+", raw):
+        raise SettingsError(
+            f"{variable}: expected the token alone (printable ASCII, no spaces; without "
+            "'Bearer ' in front)"
+        )
+    return raw
+
+
+def parse_headers(variable: str, raw: str) -> tuple[tuple[str, str], ...]:
+    """Headers every upstream request carries: `Name: value` lines, or a JSON object
+    (`{"X-Api-Key": "..."}`). Names are checked, values must fit on one line; no value is
+    ever put in a message (they are secrets), only the line or name at fault."""
+    pairs: list[tuple[str, str, str]] = []  # (where, name, value)
+    if raw.startswith("{"):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise SettingsError(
+                f"{variable}: expected a JSON object of header names to string values, "
+                "or `Name: value` lines"
+            )
+        pairs = [(f"key {n}", name, text) for n, (name, text) in enumerate(value.items(), 1)]
+    else:
+        for number, line in enumerate(raw.splitlines(), 1):
+            if not line.strip():
+                continue
+            name, colon, text = line.partition(":")
+            if not colon:
+                raise SettingsError(f"{variable} line {number}: expected `Name: value`")
+            pairs.append((f"line {number}", name.strip(), text.strip()))
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+    for where, name, text in pairs:
+        if not _TOKEN.match(name):  # not shown: a mistyped line may hold the secret there
+            raise SettingsError(
+                f"{variable} {where}: not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+            )
+        if name.lower() in _OWN_HEADERS:
+            raise SettingsError(
+                f"{variable} {where}: {name} is written by the HTTP client itself; "
+                "it cannot be configured"
+            )
+        if name.lower() in seen:
+            raise SettingsError(f"{variable} {where}: {name} is given twice")
+        if re.search(r"[\x00-\x08\x0a-\x1f\x7f]", text):
+            raise SettingsError(f"{variable} {where}: the value of {name} has a control character")
+        seen.add(name.lower())
+        out.append((name, text))
+    return tuple(out)
+
+
 def _seconds(variable: str, raw: str) -> float:
     try:
         value = float(raw)
@@ -367,6 +536,10 @@ def _seconds(variable: str, raw: str) -> float:
     if not 0.001 <= value < float("inf"):
         raise SettingsError(f"{variable}={raw!r}: expected a number of seconds >= 0.001")
     return value
+
+
+def _interval(variable: str, raw: str) -> float:
+    return 0.0 if raw.lower() in ("0", "off") else _seconds(variable, raw)
 
 
 def _whole(minimum: int) -> Callable[[str, str], int]:
@@ -415,11 +588,71 @@ def _patterns(tools: Callable[[], list[str]]) -> Callable[[str, str], tuple[str,
     return parse
 
 
+def _redis_url(variable: str, raw: str) -> str:
+    if not re.match(r"^(rediss?://[^\s/]*|unix:///\S+)", raw):
+        raise SettingsError(
+            f"{variable}: expected a redis://HOST:PORT/DB, rediss:// or unix:///PATH URL"
+        )
+    return raw
+
+
+def _redis_failure(variable: str, raw: str) -> RedisFailure:
+    modes: dict[str, RedisFailure] = {"open": "open", "closed": "closed"}
+    if raw.lower() in modes:
+        return modes[raw.lower()]
+    raise SettingsError(
+        f"{variable}={raw!r}: expected open (apply the limits per replica while Redis is "
+        "unreachable) or closed (refuse calls)"
+    )
+
+
 def _audit_mode(variable: str, raw: str) -> AuditMode:
     modes: dict[str, AuditMode] = {"full": "full", "minimal": "minimal", "off": "off"}
     if raw.lower() in modes:
         return modes[raw.lower()]
     raise SettingsError(f"{variable}={raw!r}: expected full, minimal or off")
+
+
+def _auth_mode(variable: str, raw: str) -> AuthMode:
+    modes: dict[str, AuthMode] = {"token": "token", "oauth": "oauth"}
+    if raw.lower() in modes:
+        return modes[raw.lower()]
+    raise SettingsError(
+        f"{variable}={raw!r}: expected token (the static {variable[:-4]}MCP_TOKEN, or none) or oauth"
+    )
+
+
+def _algorithms(variable: str, raw: str) -> tuple[str, ...]:
+    names = _list(variable, raw)
+    for name in names:
+        if name not in OAUTH_ALGORITHMS:
+            raise SettingsError(
+                f"{variable}: {name!r} is not accepted; expected some of {', '.join(OAUTH_ALGORITHMS)} "
+                "(asymmetric signatures only: never none or HS*)"
+            )
+    return names
+
+
+def _http_response(variable: str, raw: str) -> HttpResponse:
+    modes: dict[str, HttpResponse] = {"sse": "sse", "json": "json"}
+    if raw.lower() in modes:
+        return modes[raw.lower()]
+    raise SettingsError(
+        f"{variable}={raw!r}: expected sse (progress and log notifications reach the client) "
+        "or json (one JSON body per request, no notifications)"
+    )
+
+
+def _state_keys(variable: str, raw: str) -> tuple[str, ...]:
+    """A key ring: the first seals, every one unseals (rotation: `new,old`, later `new`)."""
+    keys = _list(variable, raw)
+    if any(len(key) < MIN_STATE_KEY_CHARS for key in keys):
+        raise SettingsError(
+            f"{variable}: expected comma-separated keys of at least {MIN_STATE_KEY_CHARS} "
+            "characters each (the same on every replica), e.g. from "
+            "python -c 'import secrets; print(secrets.token_hex(32))'"
+        )
+    return keys
 
 
 def _existing_path(variable: str, raw: str) -> str:

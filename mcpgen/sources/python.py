@@ -43,9 +43,10 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
 from mcpgen import naming
-from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level
+from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic
 from mcpgen.ir import Annotations, JsonSchema, Origin, Project, Prompt, PromptArgument, PythonCall, Tool
-from mcpgen.runtime.functions import arguments_model
+from mcpgen.runtime.content import returns_content
+from mcpgen.runtime.functions import arguments_model, context_parameter
 from mcpgen.schema.output import bound_output_schema, portable_output_schema, with_content_id
 from mcpgen.schema.strict import drop_unencodable
 
@@ -64,6 +65,7 @@ class _Loaded:
     module: types.ModuleType
     call_module: str  # PythonCall.module
     short_name: str  # last dotted component or file stem: the default project name
+    parent_name: str  # its package or folder: the default name when short_name is generic
     source_path: Path | None  # the module's own file, to tell its functions' locations
     display: str  # how diagnostics name that file
     copied_files: tuple[tuple[str, str], ...]
@@ -102,9 +104,21 @@ def parse_python(
         module_doc = docstring_parser.parse(inspect.getdoc(loaded.module) or "")
     if not drafts:
         diagnostics.warning(f"{target}: no function could become a tool")
-    project_name = naming.slug(name if name is not None else loaded.short_name)
-    if name is not None and project_name != name:
-        diagnostics.info(f"server name {name!r} became {project_name!r} (a lowercase slug)")
+    if name is not None:
+        project_name = naming.slug(name)
+        if project_name != name:
+            diagnostics.info(f"server name {name!r} became {project_name!r} (a lowercase slug)")
+    else:
+        project_name = naming.default_module_server_name(
+            loaded.short_name, module_doc.short_description or "", loaded.parent_name
+        )
+        if project_name != naming.slug(loaded.short_name):
+            diagnostics.info(
+                f"server name {project_name!r} (settings {naming.env_prefix(project_name)}_*), "
+                f"since the module's name {loaded.short_name!r} says little",
+                "",
+                "choose another with --name, or `name` in mcpgen.toml",
+            )
     return Project(
         name=project_name,
         package=naming.package_name(project_name),
@@ -177,6 +191,7 @@ def _load_file(target: str, diagnostics: Diagnostics) -> _Loaded:
         module=module,
         call_module=f".{COPY_PACKAGE}.{stem}",
         short_name=stem,
+        parent_name=path.resolve().parent.name,
         source_path=path.resolve(),
         display=target,
         copied_files=((f"{COPY_PACKAGE}/__init__.py", _COPY_INIT), (f"{COPY_PACKAGE}/{stem}.py", text)),
@@ -198,6 +213,7 @@ def _load_module(target: str, diagnostics: Diagnostics, search_path: str) -> _Lo
         module=module,
         call_module=target,
         short_name=target.rpartition(".")[2],
+        parent_name=target.rpartition(".")[0].rpartition(".")[2],
         source_path=source_path,
         display=str(source_path) if source_path else target,
         copied_files=(),
@@ -351,9 +367,12 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            input_schema, output_schema, wraps = _schemas(attr, function)
+            input_schema, output_schema, wraps, takes = _schemas(attr, function)
     except _Skip as skip:
-        _report(diagnostics, Level.WARNING, f"function {attr!r} skipped: {skip}", file, skip.line or line)
+        diagnostics.items.append(Diagnostic(
+            Level.WARNING, f"function {attr!r} skipped: {skip}", file, "", skip.line or line,
+            topic=Topic.SKIPPED, reason="cannot be a tool",
+        ))
         return None
     for schema in (input_schema, output_schema):  # a NaN or 10**5000 default cannot reach tools.json
         for pointer, reason in drop_unencodable(schema)[1] if schema is not None else []:
@@ -377,16 +396,22 @@ def _draft_tool(attr: str, function: Callable[..., Any], loaded: _Loaded, diagno
         input_schema=input_schema,
         output_schema=output_schema,
         wraps_result=wraps,
-        annotations=Annotations(),
+        annotations=PYTHON_ANNOTATIONS,
         origin=Origin(file=file, line=line),
         python_name=naming.python_identifier(attr),
         call=PythonCall(
             module=loaded.call_module,
             function=attr,
             is_async=inspect.iscoroutinefunction(function),
+            context=takes,
         ),
     )
     return _Draft(attr, tool)
+
+
+# A function can do anything: the hints MCP clients assume when none is given (spec
+# 2025-11-25 ToolAnnotations), stated explicitly; mcpgen.toml's `annotations` override them.
+PYTHON_ANNOTATIONS = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 
 
 def _prompt(attr: str, loaded: _Loaded, diagnostics: Diagnostics) -> Prompt | None:
@@ -427,7 +452,7 @@ def _prompt(attr: str, loaded: _Loaded, diagnostics: Diagnostics) -> Prompt | No
     )
 
 
-def _schemas(attr: str, function: Callable[..., Any]) -> tuple[JsonSchema, JsonSchema | None, bool]:
+def _schemas(attr: str, function: Callable[..., Any]) -> tuple[JsonSchema, JsonSchema | None, bool, str | None]:
     if inspect.isgeneratorfunction(function) or inspect.isasyncgenfunction(function):
         raise _Skip("generator functions are not supported; return a list instead")
     try:
@@ -441,9 +466,12 @@ def _schemas(attr: str, function: Callable[..., Any]) -> tuple[JsonSchema, JsonS
         if why:
             raise _Skip(f"parameter {parameter.name!r} {why}", param_lines.get(parameter.name))
     hints = _type_hints(function, param_lines)
+    # The request's Context (as MCPServer injects it) is passed by the server, not the model.
+    takes = context_parameter(hints)
+    parameters = [parameter for parameter in parameters if parameter.name != takes]
     input_schema = _input_schema(attr, parameters, hints, param_lines)
     output_schema, wraps = _output_schema(hints)
-    return input_schema, output_schema, wraps
+    return input_schema, output_schema, wraps, takes
 
 
 def _parameter_problem(parameter: inspect.Parameter) -> str | None:
@@ -501,7 +529,9 @@ def _input_schema(
 
 def _output_schema(hints: Mapping[str, Any]) -> tuple[JsonSchema | None, bool]:
     # `-> str` is served as the text itself, as a model reads it best; no structuredContent.
-    if "return" not in hints or hints["return"] in (None, type(None), str):
+    # Content (bytes, images, audio, resources; see runtime/content.py) has none either, and a
+    # client checks structuredContent against outputSchema: declaring one would break it.
+    if "return" not in hints or hints["return"] in (None, type(None), str) or returns_content(hints["return"]):
         return None, False
     annotation = hints["return"]
     try:

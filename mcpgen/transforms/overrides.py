@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mcpgen.diagnostics import Diagnostics
+from mcpgen.diagnostics import Diagnostics, Topic
 from mcpgen.ir import Annotations, Project, Tool
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME
 from mcpgen.options import ToolOverride
+from mcpgen.transforms.icons import checked
 
 _HINTS = ("read_only", "destructive", "idempotent", "open_world")
 
@@ -54,7 +55,10 @@ def _overridden(tool: Tool, override: ToolOverride, diagnostics: Diagnostics) ->
     changes: dict[str, object] = {}
     if override.name is not None and override.name != tool.name:
         changes["name"] = override.name
-        diagnostics.info(f"tool {tool.name!r} renamed to {override.name!r} by mcpgen.toml", f"tools.{tool.name}.name")
+        diagnostics.info(
+            f"tool {tool.name!r} renamed to {override.name!r} by mcpgen.toml", f"tools.{tool.name}.name",
+            topic=Topic.RENAMED, reason="by mcpgen.toml",
+        )
         if len(override.name) > DEFAULT_MAX_TOOL_NAME or "." in override.name:
             diagnostics.warning(
                 f"tool name {override.name!r} is valid MCP but some clients reject names over "
@@ -65,7 +69,33 @@ def _overridden(tool: Tool, override: ToolOverride, diagnostics: Diagnostics) ->
         changes["title"] = override.title or None
     if override.description is not None:
         changes["description"] = override.description
+    if override.icons:
+        changes["icons"] = checked(override.icons, f"tools.{tool.name}.icons", diagnostics)
+    if override.scopes is not None:
+        changes["scopes"] = (tuple(sorted(set(override.scopes))),)
     hints = {h: getattr(override, h) for h in _HINTS if getattr(override, h) is not None}
     if hints:
-        changes["annotations"] = replace(tool.annotations, **hints) if tool.annotations else Annotations(**hints)
+        changes["annotations"] = _hints(tool, hints, diagnostics)
     return replace(tool, **changes)  # type: ignore[arg-type]
+
+
+def _hints(tool: Tool, given: dict[str, bool], diagnostics: Diagnostics) -> Annotations:
+    """The tool's hints with `given` applied. A tool made read-only changes nothing, so its
+    derived `destructive` and `idempotent` follow (false, true) unless given too; a read-only
+    tool declared destructive is a contradiction, reported on the file's key."""
+    hints = dict(given)
+    if hints.get("read_only") is True:
+        hints.setdefault("destructive", False)
+        hints.setdefault("idempotent", True)
+        if hints["destructive"]:
+            key = f"tools.{tool.name}.annotations"
+            diagnostics.error(
+                f"{key}: read_only = true and destructive = true contradict each other",
+                key,
+                "a read-only tool changes nothing: remove `destructive = true` or set read_only = false",
+            )
+    elif hints.get("read_only") is False and tool.annotations.read_only:
+        # A GET declared as changing things: what it changes is not known, so the safe defaults.
+        hints.setdefault("destructive", True)
+        hints.setdefault("idempotent", False)
+    return replace(tool.annotations, **hints)

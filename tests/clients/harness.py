@@ -45,20 +45,23 @@ def stdio_target(package: str) -> list[str]:
 
 
 def run_client(client: str, calls: Sequence[dict[str, Any]], target: Sequence[str], env: dict[str, str],
-               mcp1_python: str | None = None, timeout: float = 600) -> dict[str, Any]:
-    """One driver run: connect, list every page, make `calls`; the driver's JSON report."""
+               mcp1_python: str | None = None, timeout: float = 600,
+               answers: dict[str, Any] | None = None, **plan: Any) -> dict[str, Any]:
+    """One driver run: connect, list every page, make `calls`; the driver's JSON report.
+    `answers` (TS driver): what the client answers elicitation and sampling with, its log level;
+    `plan`: more of the plan file (ts_client.mjs: `subscribe`, `details`)."""
     runtime, which = CLIENTS[client]
     driver = {"node": ["node", str(TS_DRIVER)], "python": [sys.executable, str(PY_DRIVER)],
               "mcp1": [mcp1_python or "", str(PY_DRIVER)]}[runtime]
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as plan:
-        json.dump({"calls": list(calls)}, plan)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as plan_file:
+        json.dump({**plan, "calls": list(calls), **({"client": answers} if answers else {})}, plan_file)
     try:
         run = subprocess.run(
-            [*driver, which, plan.name, *target], check=False, capture_output=True, text=True, timeout=timeout,
+            [*driver, which, plan_file.name, *target], check=False, capture_output=True, text=True, timeout=timeout,
             env={**os.environ, **env, "MCPGEN_NPM_PREFIX": str(NPM_PREFIX)},
         )
     finally:
-        os.unlink(plan.name)
+        os.unlink(plan_file.name)
     lines = run.stdout.strip().splitlines()
     if run.returncode != 0 or not lines:
         raise AssertionError(f"{client} driver exited {run.returncode}:\n{run.stdout[-2000:]}\n{run.stderr[-4000:]}")

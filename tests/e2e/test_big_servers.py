@@ -267,7 +267,8 @@ def many_operations(tmp_path: Path, count: int) -> Path:
         f"/things{i}": {"get": {"operationId": f"getThing{i}", "summary": f"Thing {i}", "responses": {"204": {"description": "ok"}}}}
         for i in range(count)
     }
-    spec = {"openapi": "3.0.3", "info": {"title": "Many", "version": "1"}, "paths": paths}
+    schemes = {"securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}}}  # no credentials warning
+    spec = {"openapi": "3.0.3", "info": {"title": "Many", "version": "1"}, "paths": paths, "components": schemes}
     path = tmp_path / "many.json"
     path.write_text(json.dumps(spec))
     return path

@@ -64,14 +64,14 @@ def test_project_tests_pass(installed: tuple[Path, dict[str, Path]], name: str, 
 
 @pytest.mark.slow
 def test_python_smoke_calls_every_tool_on_request(installed: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
-    """With TOOLS_SMOKE_CALLS=all the smoke test calls the sample's tools for real too
+    """With INVENTORY_SMOKE_CALLS=all the smoke test calls the sample's tools for real too
     (its functions only touch an in-memory inventory); by default it calls none of them,
     as none is marked read-only (the parametrized test above)."""
     python, projects = installed
     every = run(
         [python, "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests/test_smoke.py"],
         projects["tools"],
-        project_env(tmp_path, TOOLS_SMOKE_CALLS="all"),
+        project_env(tmp_path, INVENTORY_SMOKE_CALLS="all"),
     )
     assert every.returncode == 0, every.stdout[-6000:] + every.stderr[-3000:]
     called = [line for line in every.stdout.splitlines() if "test_call_gives_a_well_formed_result[" in line]

@@ -39,7 +39,7 @@ from mcpgen.options import Options
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "samples" / "tools.py"
-SAMPLE_PACKAGE = "tools_mcp"
+SAMPLE_PACKAGE = "inventory_mcp"
 
 CLIENT_KINDS = ("handshake", "modern")
 # Not a speed limit: a request unanswered this long means the server died or hung, and
@@ -531,7 +531,7 @@ async def test_exception_becomes_a_tool_error_without_traceback(inv: Conn) -> No
     log = inv.log.read_text()
     assert "Traceback" in log and "ValueError: only 3 units" in log  # the traceback goes to the server's log
     # ...and names the copy inside the generated package: the server never saw samples/.
-    assert "/src/tools_mcp/source/tools.py" in log and "samples/tools.py" not in log
+    assert "/src/inventory_mcp/source/tools.py" in log and "samples/tools.py" not in log
 
 
 @pytest.mark.parametrize(

@@ -61,14 +61,10 @@ async def test_names_titles_and_annotations(mcp: Connection) -> None:
         assert tool.description and op["summary"] in tool.description, name
         hints = tool.annotations
         assert hints is not None, name
-        assert hints.open_world_hint is True, name
-        assert bool(hints.read_only_hint) == (method in ("GET", "HEAD")), name
-        if method == "DELETE":
-            assert hints.destructive_hint is True, name
-        if method == "PUT":
-            assert hints.idempotent_hint is True, name
-        if method in ("GET", "HEAD"):
-            assert not hints.destructive_hint, name
+        read = method in ("GET", "HEAD", "OPTIONS")
+        expected = (read, not read, read or method in ("PUT", "DELETE"), True)  # all four, always stated
+        got = (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint)
+        assert got == expected, name
 
 
 async def test_input_schemas_are_valid_for_both_eras(mcp: Connection) -> None:

@@ -127,7 +127,9 @@ class Upstream(RecordingServer[Recorded]):
 
     def respond(self, handler: Handler, request: Recorded) -> None:
         self._record(request)
-        if request.path.startswith(PREFIX + "/"):
+        if request.path == PREFIX + "/echo/headers":  # a careless API echoing what it was sent
+            status, content_type, data = _json(400, {"received": request.headers})
+        elif request.path.startswith(PREFIX + "/"):
             relative = request.path[len(PREFIX) :]
             status, content_type, data = answer(request.method, relative, request.body, self.port, self._stopping)
         else:

@@ -415,7 +415,10 @@ class HttpServer:
         if not body.strip():
             return response.status, []
         if kind.startswith("text/event-stream"):
-            texts = [line[5:] for line in body.decode().splitlines() if line.startswith("data:")]
+            # SSE ends lines at CR, LF or CRLF only; str.splitlines() would also cut at U+2028,
+            # which JSON leaves unescaped in a string.
+            lines = re.split(r"\r\n|\r|\n", body.decode())
+            texts = [line[5:] for line in lines if line.startswith("data:")]
             return response.status, [json.loads(t) for t in texts if t.strip()]
         return response.status, [json.loads(body)]
 

@@ -35,11 +35,13 @@ def test_secret_variables(project: Project, monkeypatch: pytest.MonkeyPatch) -> 
 
     current = settings.current()
     names = settings.secret_variables(project, os.environ, current.redact)
-    assert names[:4] == [  # the project's own first, usernames left out
-        "PETSTORE_API_KEY", "PETSTORE_ADMIN_AUTH_PASSWORD", "PETSTORE_MCP_TOKEN", "PETSTORE_CLIENT_SECRET"
+    assert names[:6] == [  # the project's own first, usernames left out
+        "PETSTORE_API_KEY", "PETSTORE_ADMIN_AUTH_PASSWORD", "PETSTORE_MCP_TOKEN", "PETSTORE_REDIS_URL",
+        "PETSTORE_REQUEST_STATE_KEY", "PETSTORE_CLIENT_SECRET",
     ]
     assert set(names) == {
         "PETSTORE_API_KEY", "PETSTORE_ADMIN_AUTH_PASSWORD", "PETSTORE_MCP_TOKEN", "PETSTORE_CLIENT_SECRET",
+        "PETSTORE_REDIS_URL", "PETSTORE_REQUEST_STATE_KEY",
         "PETSTORE_DB_PASSWORD", "PETSTORE_GITHUB_TOKEN", "PETSTORE_PRIVATE_KEY", "PETSTORE_STRIPE_API_KEY",
         "MY_VAR", "OTHER_SERVICE_KEY",
     }

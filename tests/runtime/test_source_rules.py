@@ -16,8 +16,12 @@ from mcpgen.writer import LINE_LENGTH
 
 SOURCES = sorted(runtime_dir().glob("*.py"))
 HEADER = "# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.\n"
-# What a generated server may import besides the standard library and its own package.
-ALLOWED = {"anyio", "httpx2", "jsonschema", "mcp", "pydantic", "pydantic_core", "re2", "starlette", "uvicorn"}
+# What a generated server may import besides the standard library and its own package
+# (redis: the `redis` extra, imported only when PREFIX_REDIS_URL is set; runtime/shared.py;
+# jwt: PyJWT, which mcp depends on as pyjwt[crypto]).
+ALLOWED = {
+    "anyio", "httpx2", "jsonschema", "jwt", "mcp", "pydantic", "pydantic_core", "re2", "redis", "starlette", "uvicorn",
+}
 
 
 def test_the_runtime_has_modules() -> None:

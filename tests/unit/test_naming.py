@@ -148,6 +148,21 @@ def test_default_server_name_is_short_and_telling(title: str, name: str) -> None
     assert naming.default_server_name(title) == name
 
 
+@pytest.mark.parametrize(
+    ("module", "doc_title", "parent", "name"),
+    [
+        ("shop", "Anything at all.", "pkg", "shop"),  # a telling module name is kept
+        ("tools", "Inventory: a small stock-keeping toolkit.", "samples", "inventory"),
+        ("tools", "", "shop_pkg", "shop-pkg"),  # no docstring: its package or folder
+        ("server", "The server.", "", "server"),  # nothing better: the module's own
+        ("__init__", "", "billing", "billing"),
+    ],
+)
+def test_a_generic_module_name_gives_way_to_a_telling_one(module: str, doc_title: str, parent: str, name: str) -> None:
+    """`tools.py` would make `tools`, whose settings read `TOOLS_TOOLS_ALLOW`."""
+    assert naming.default_module_server_name(module, doc_title, parent) == name
+
+
 def test_server_settings_list_every_variable_the_runtime_reads() -> None:
     """A credential never takes a variable the server reads as a setting of its own."""
     import re

@@ -501,7 +501,7 @@ def test_file_target_project(tmp_path: Path) -> None:
     [t] = project.tools
     assert t.call == PythonCall(module=".source.my_tools", function="f", is_async=False)
     assert (t.origin.file, t.python_name) == (str(path), "f")
-    assert t.annotations == Annotations()
+    assert t.annotations == Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 
 
 def test_name_option_is_slugged(tmp_path: Path) -> None:
@@ -530,7 +530,7 @@ def test_module_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project, diagnostics = parse("shop_pkg.tools")
     assert [t.name for t in project.tools] == ["own"]  # the imported helper is not a tool
     assert tool(project, "own").call == PythonCall(module="shop_pkg.tools", function="own", is_async=False)
-    assert (project.name, project.title, project.description) == ("tools", "Shop tools.", "Sell things.")
+    assert (project.name, project.title, project.description) == ("shop-tools", "Shop tools.", "Sell things.")
     assert project.copied_files == () and project.extra_dependencies == ()
     assert any("cannot tell which installed distribution" in m for m in messages(diagnostics, Level.INFO))
     assert tool(project, "own").origin.file == str(pkg / "tools.py")
@@ -647,8 +647,12 @@ def test_sample_module(tmp_path: Path) -> None:
         "remove_item",
         "export_items",
     ]
-    assert [(d.level, d.line) for d in diagnostics.items] == [(Level.WARNING, _line_of(SAMPLE, "def restock"))]
+    assert [(d.level, d.line) for d in diagnostics.items] == [
+        (Level.WARNING, _line_of(SAMPLE, "def restock")),
+        (Level.INFO, None),
+    ]
     assert "'skus' is *args" in diagnostics.items[0].message
+    assert project.name == "inventory" and "'tools' says little" in diagnostics.items[1].message
     for t in project.tools:
         assert_strict_schema(t.input_schema)
         if t.output_schema is not None:

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urljoin
 from pydantic import ValidationError
 
 from mcpgen import naming
-from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
+from mcpgen.diagnostics import Diagnostics, GenerationError, Topic, join_pointer
 from mcpgen.ir import (
     Annotations,
     BodyField,
@@ -25,6 +25,7 @@ from mcpgen.ir import (
     HttpBody,
     HttpParam,
     HttpRoute,
+    Icon,
     JsonSchema,
     Origin,
     ParamLocation,
@@ -34,7 +35,7 @@ from mcpgen.ir import (
     Tool,
 )
 from mcpgen.models.generate import ModelIndex, ModelJob, start_models
-from mcpgen.options import OperationFilter
+from mcpgen.options import IconSpec, OperationFilter
 from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
 from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
@@ -48,6 +49,7 @@ from mcpgen.schema.portable import split_type_unions
 from mcpgen.sources.openapi.document import load_document
 from mcpgen.sources.openapi.refs import bundle
 from mcpgen.sources.openapi.swagger2 import is_swagger2, to_openapi3
+from mcpgen.transforms import icons
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _LOCATION_ORDER = {"path": 0, "query": 1, "header": 2, "cookie": 3, "body": 4}
@@ -206,20 +208,20 @@ class _Parser:
         used_python_names: set[str] = set()
         for op, tool_name in zip(operations, names, strict=True):
             if tool_name.reason:
-                self.diag.info(f"tool {op.wanted_name!r} renamed to {tool_name.name!r}: {tool_name.reason}", op.pointer)
+                self.diag.renamed(op.wanted_name, tool_name.name, tool_name.reason, op.pointer)
             try:
                 tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
             except RecursionError:  # schema walks recurse once per nesting level
-                self.diag.warning("schemas nested too deeply to convert; operation skipped", op.pointer)
+                self.diag.skipped("schemas nested too deeply to convert; operation skipped", "schemas too deep", op.pointer)
                 continue
             except SchemaTooLarge as exc:
-                self.diag.warning(f"{exc}, too many to convert; operation skipped", op.pointer)
+                self.diag.skipped(f"{exc}, too many to convert; operation skipped", "schemas too large", op.pointer)
                 continue
             depth = 0 if tool is None else max(_json_depth(tool.input_schema), _json_depth(tool.output_schema))
             if depth > _MAX_SCHEMA_DEPTH:
-                self.diag.warning(
+                self.diag.skipped(
                     f"schemas nested {depth} levels deep, more than the {_MAX_SCHEMA_DEPTH} MCP SDKs can send; "
-                    "operation skipped", op.pointer,
+                    "operation skipped", "schemas too deep", op.pointer,
                 )
                 continue
             if tool is not None:
@@ -232,6 +234,9 @@ class _Parser:
         env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
         for scheme in schemes.values():
             env_vars.extend(_scheme_env_vars(scheme))
+        generic = not schemes and bool(tools)
+        if generic:
+            env_vars.extend(self._generic_credentials(prefix))
         return Project(
             name=name,
             package=naming.package_name(name),
@@ -246,7 +251,40 @@ class _Parser:
             security_schemes=tuple(schemes.values()),
             env_vars=tuple(env_vars),
             models=model_index.modules,
+            generic_credentials=generic,
+            icons=self._logo(info),
         )
+
+    def _logo(self, info: dict[str, Any]) -> tuple[Icon, ...]:
+        """The server's icon from `info.x-logo.url` (the Redoc extension), when it is one MCP
+        clients may load: an https: URL or a data: URI of an image."""
+        logo = info.get("x-logo")
+        url = logo.get("url") if isinstance(logo, dict) else None
+        if url is None:
+            return ()
+        pointer = "/info/x-logo/url"
+        why = icons.problem(url) if isinstance(url, str) and url else "not a string"
+        if why is not None:
+            self._warn(f"x-logo is not used as the server's icon: {why}", pointer)
+            return ()
+        return (icons.icon(IconSpec(src=url)),)
+
+    def _generic_credentials(self, prefix: str) -> list[EnvVar]:
+        """A spec declaring no (usable) security scheme - GitHub's, for one - still often needs
+        a token: the server takes one, or any headers, from the environment, and says so."""
+        raw = (self.doc.get("components") or {}).get("securitySchemes")
+        what = "declares no security scheme" if not raw else "declares no security scheme mcpgen supports"
+        self.diag.warning(
+            f"{self.path.name} {what}: the generated server sends no credentials unless "
+            f"{prefix}_BEARER_TOKEN or {prefix}_HEADERS is set",
+            "/components/securitySchemes",
+            f"if the API needs a token, set {prefix}_BEARER_TOKEN (sent as `Authorization: Bearer ...`) "
+            f"or {prefix}_HEADERS (`Name: value` lines, or a JSON object) in the server's environment",
+        )
+        return [
+            EnvVar(f"{prefix}_BEARER_TOKEN", "Token sent as `Authorization: Bearer <token>` with every request (the spec declares no security scheme)", None, secret=True),
+            EnvVar(f"{prefix}_HEADERS", "Headers sent with every request: `Name: value` lines or a JSON object; values are redacted like secrets", None),
+        ]
 
     def _base_url(self) -> str | None:
         """The first server's URL, variables set to their defaults; a relative one resolved
@@ -417,19 +455,19 @@ class _Parser:
             item_pointer = join_pointer("/paths", path)
             item, item_pointer = self.deref(item, item_pointer)
             if not isinstance(item, dict):
-                self._warn("path item is not an object; skipped", item_pointer)
+                self.diag.skipped("path item is not an object; skipped", "not an object", item_pointer)
                 continue
             for method, node in item.items():
                 if method not in METHODS or node is None:
                     continue
                 pointer = join_pointer(item_pointer, method)
                 if not isinstance(node, dict):
-                    self._warn("operation is not an object; skipped", pointer)
+                    self.diag.skipped("operation is not an object; skipped", "not an object", pointer)
                     continue
                 try:
                     self.models.Operation.model_validate(_schemas_blanked(node))
                 except ValidationError as exc:
-                    self._warn(f"invalid operation, skipped: {_first_error(exc)}", pointer)
+                    self.diag.skipped(f"invalid operation, skipped: {_first_error(exc)}", "invalid operation", pointer)
                     continue
                 op_id = node.get("operationId")
                 if not _selected(self.options.filters, path, method, node):
@@ -443,6 +481,7 @@ class _Parser:
             self.diag.info(
                 f"{deprecated} deprecated operation{'s' if deprecated != 1 else ''} skipped",
                 hint="set `include_deprecated = true` under [filters] in mcpgen.toml, or pass --include-deprecated",
+                topic=Topic.SKIPPED, reason="deprecated", count=deprecated,
             )
         return operations
 
@@ -547,16 +586,12 @@ class _Parser:
             input_schema=input_schema,
             output_schema=output_schema,
             wraps_result=wraps,
-            annotations=Annotations(
-                read_only=True if method in ("GET", "HEAD") else None,
-                destructive=True if method == "DELETE" else None,
-                idempotent=True if method in ("PUT",) else None,
-                open_world=True,
-            ),
+            annotations=method_annotations(method),
             origin=Origin(self.path.name, op.pointer),
             python_name=python_name,
             tags=tuple(t for t in op.node.get("tags") or () if isinstance(t, str)),
             operation_id=op.node["operationId"] if isinstance(op.node.get("operationId"), str) else None,
+            scopes=self._scopes(op),
             route=HttpRoute(
                 method=method,
                 path=op.path,
@@ -629,7 +664,10 @@ class _Parser:
             out.append((location, wire, schema, required, style, explode))
         missing = path_names - {w for loc, w, *_ in out if loc == "path"}
         if missing:
-            self._warn(f"path parameter(s) {sorted(missing)} are not declared; operation skipped", op.pointer)
+            self.diag.skipped(
+                f"path parameter(s) {sorted(missing)} are not declared; operation skipped",
+                "undeclared path parameters", op.pointer,
+            )
             return None
         out.sort(key=lambda p: _LOCATION_ORDER[p[0]])
         return out
@@ -661,7 +699,10 @@ class _Parser:
             return None
         media = _pick_media_type(list(content))
         if media is None:
-            self._warn(f"request body media types {sorted(content)} are not supported; operation skipped", pointer)
+            self.diag.skipped(
+                f"request body media types {sorted(content)} are not supported; operation skipped",
+                "unsupported request body", pointer,
+            )
             return False
         media_node = content[media] if isinstance(content[media], dict) else {}
         raw_schema = media_node.get("schema", {})
@@ -754,6 +795,31 @@ class _Parser:
         return tuple(alternatives)
 
 
+    def _scopes(self, op: _Operation) -> tuple[tuple[str, ...], ...] | None:
+        """The inbound OAuth scopes of the operation: one alternative per security requirement
+        that names an oauth2 or openIdConnect scheme, its scopes; None when none does."""
+        raw = op.node.get("security", self.doc.get("security"))
+        definitions = (self.doc.get("components") or {}).get("securitySchemes")
+        if not isinstance(raw, list) or not isinstance(definitions, dict):
+            return None
+        alternatives: list[tuple[str, ...]] = []
+        for requirement in raw:
+            if not isinstance(requirement, dict):
+                continue
+            scopes: set[str] = set()
+            oauth = False
+            for name, listed in requirement.items():
+                node = definitions.get(name)
+                if isinstance(node, dict) and "$ref" in node:
+                    node, _ = self.deref(node, join_pointer("/components/securitySchemes", name))
+                if isinstance(node, dict) and node.get("type") in ("oauth2", "openIdConnect"):
+                    oauth = True
+                    scopes.update(s for s in (listed if isinstance(listed, list) else ()) if isinstance(s, str))
+            if oauth:
+                alternatives.append(tuple(sorted(scopes)))
+        return tuple(dict.fromkeys(alternatives)) or None
+
+
 def _selected(filters: OperationFilter, path: str, method: str, node: dict[str, Any]) -> bool:
     """Whether the operation passes the project's filters (deprecated ones only when asked)."""
     if node.get("deprecated") is True and not filters.include_deprecated:
@@ -831,6 +897,20 @@ def _schemas_blanked(node: Any) -> Any:
     if isinstance(node, list):
         return [_schemas_blanked(value) for value in node]
     return node
+
+
+_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def method_annotations(method: str) -> Annotations:
+    """All four hints, from the HTTP method's semantics (RFC 9110 §9.2): GET, HEAD and OPTIONS
+    read; PUT and DELETE are idempotent and change or remove what is there; POST, PATCH
+    (and anything else) may change anything, and twice is not once. Every tool reaches the
+    API, an open world. mcpgen.toml's `[tools.<name>] annotations` override them."""
+    if method in _SAFE_METHODS:
+        return Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
+    idempotent = method in ("PUT", "DELETE")
+    return Annotations(read_only=False, destructive=True, idempotent=idempotent, open_world=True)
 
 
 def _scheme_env_vars(scheme: SecurityScheme) -> list[EnvVar]:

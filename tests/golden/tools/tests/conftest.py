@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 from mcp.types import TextContent
 
-from tools_mcp.server import server
+from inventory_mcp.server import server
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "tool_cases.json").read_text("utf-8"))
 ENV_PREFIX: str = DATA["envPrefix"]

@@ -2,7 +2,7 @@
 """Smoke tests: every tool's validation, and calls of the tools that are safe to call.
 
 Functions may have side effects, so a tool is called with arguments synthesised from
-its inputSchema only when it is marked read-only, or when `TOOLS_SMOKE_CALLS=all`
+its inputSchema only when it is marked read-only, or when `INVENTORY_SMOKE_CALLS=all`
 is set; every tool is checked to reject arguments its schema forbids (the function is
 not reached: arguments are validated first).
 """
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tools_mcp.runtime.catalog import tool_table
+from inventory_mcp.runtime.catalog import tool_table
 
 from .conftest import ENV_PREFIX, TOOL_CASES, case_id, text_of
 

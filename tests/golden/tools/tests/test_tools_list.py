@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tools_mcp.runtime.catalog import tool_table
-from tools_mcp.server import server
+from inventory_mcp.runtime.catalog import tool_table
+from inventory_mcp.server import server
 
 from .conftest import TOOL_CASES
 

@@ -33,6 +33,8 @@ PROJECT = Project(
             "env": ["BOOKSHELF_API_KEY_QUERY"],
         },
     },
+    generic_credentials=False,
+    icons=(),
     uploads=False,
     has_resources=False,
     has_prompts=False,

@@ -37,6 +37,8 @@ PROJECT = Project(
             "env": ["PETSTORE_ADMIN_AUTH_USERNAME", "PETSTORE_ADMIN_AUTH_PASSWORD"],
         },
     },
+    generic_credentials=False,
+    icons=(),
     uploads=False,
     has_resources=False,
     has_prompts=False,

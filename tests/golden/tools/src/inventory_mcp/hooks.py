@@ -12,7 +12,9 @@ from typing import Any
 def on_call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """Called with a tool's arguments before they are validated; return the arguments to use.
 
-    Example: fill in a default from the environment, or log the call.
+    Example: fill in a default from the environment, or log the call. Over HTTP with
+    INVENTORY_AUTH=oauth, `principal()` is the caller
+    (`from .runtime.oauth import principal`).
     """
     return arguments
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from .runtime.project import Project
 
 PROJECT = Project(
-    package="tools_mcp",
-    name="tools",
+    package="inventory_mcp",
+    name="inventory",
     title="Inventory: a small stock-keeping toolkit.",
     version="0.1.0",
-    command="tools-mcp",
-    env_prefix="TOOLS",
+    command="inventory-mcp",
+    env_prefix="INVENTORY",
     source="python",
     tool_mode="static",
     base_url=None,
@@ -20,6 +20,8 @@ PROJECT = Project(
     secret_env_vars=(),
     credential_names=(),
     security_schemes={},
+    generic_credentials=False,
+    icons=(),
     uploads=False,
     has_resources=False,
     has_prompts=False,

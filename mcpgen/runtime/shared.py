@@ -1,0 +1,235 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Rate limits and the upstream's back-off shared by every replica of this server, on Redis.
+
+- `PREFIX_REDIS_URL` (`redis://host:6379/0`, `rediss://` for TLS, `unix:///path.sock`): the
+  server-wide and per-entry rate limits (`guard`) and an upstream 429's Retry-After are kept
+  there, so replicas behind a load balancer allow the limit in total, not each, and a 429
+  one replica saw holds off the others. Unset: all of it stays in process.
+- Each check is one Lua script run with EVALSHA, atomic across replicas and timed by
+  Redis's clock (replicas' clocks may differ; scripts calling TIME need Redis 5 or later). Keys are `mcpgen:{<server name>}:...`, one
+  hash slot; two deployments of one server on one Redis share limits unless their URLs
+  name different databases (`redis://host:6379/1`).
+- `PREFIX_REDIS_TIMEOUT` (default 0.25 s): the deadline of one check, connecting included,
+  so a hung Redis never hangs a call.
+- `PREFIX_REDIS_FAILURE`: while Redis is unreachable, `open` (the default) applies the
+  limits in process, per replica; `closed` refuses each call, saying why, until Redis
+  answers again. One log line when an outage starts, one when it ends; while it lasts,
+  Redis is tried again at most once a second, not on every call.
+- The client is the `redis` package (redis-py), an extra of the generated package
+  (`pip install 'PACKAGE[redis]'`): with the URL set and the package missing, the server
+  stops at start-up saying so (`check_library`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import time
+import urllib.parse
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from . import settings
+from .project import current as current_project
+
+log = logging.getLogger(__name__)
+
+RETRY_EVERY = 1.0  # seconds between attempts to reach Redis during an outage
+
+# KEYS[1]: the upstream's block (a deadline, Redis time in seconds); KEYS[2..]: token buckets
+# (hashes: tokens, stamp). ARGV: per second and burst of each bucket. Returns {-1, "0"} with
+# a token taken from every bucket, or {which, wait}: nothing taken, `which` (0: the upstream,
+# i: the i-th bucket) is what makes the call wait longest, `wait` seconds.
+ADMIT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local wait, which, left = 0, -1, {}
+for i = 2, #KEYS do
+  local rate, burst = tonumber(ARGV[2 * i - 3]), tonumber(ARGV[2 * i - 2])
+  local saved = redis.call('HMGET', KEYS[i], 'tokens', 'stamp')
+  local tokens = tonumber(saved[1]) or burst
+  local stamp = tonumber(saved[2]) or now
+  tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+  left[i] = tokens
+  if tokens < 1 and (1 - tokens) / rate > wait then
+    wait, which = (1 - tokens) / rate, i - 1
+  end
+end
+local blocked = tonumber(redis.call('GET', KEYS[1]) or '0')
+if blocked - now > wait then
+  wait, which = blocked - now, 0
+end
+if wait > 0 then
+  return {which, string.format('%.6f', wait)}
+end
+for i = 2, #KEYS do
+  local rate, burst = tonumber(ARGV[2 * i - 3]), tonumber(ARGV[2 * i - 2])
+  redis.call('HSET', KEYS[i], 'tokens', string.format('%.17g', left[i] - 1),
+             'stamp', string.format('%.6f', now))
+  redis.call('PEXPIRE', KEYS[i], math.ceil(burst / rate * 1000) + 1000)
+end
+return {-1, '0'}
+"""
+
+# KEYS[1]: the upstream's block; ARGV[1]: seconds from now. Only ever moved later.
+BLOCK = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local seconds = tonumber(ARGV[1])
+local blocked = tonumber(redis.call('GET', KEYS[1]) or '0')
+if now + seconds > blocked then
+  redis.call('SET', KEYS[1], string.format('%.6f', now + seconds),
+             'PX', math.ceil(seconds * 1000) + 1000)
+end
+return 1
+"""
+
+
+class Unavailable(Exception):
+    """Redis did not answer within the deadline, or refused the command."""
+
+
+def check_library(current: settings.Settings) -> None:
+    """At start-up: with `PREFIX_REDIS_URL` set, the `redis` package must be installed."""
+    if current.redis_url and importlib.util.find_spec("redis") is None:
+        package = current_project().command
+        raise settings.SettingsError(
+            f"{current.variable('REDIS_URL')} is set, but the redis package is not installed: "
+            f"pip install '{package}[redis]' (or unset it to keep rate limits in process)"
+        )
+
+
+def where(url: str) -> str:
+    """`host:port/db` of a Redis URL, without its password, for log lines."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == "unix":
+        return parts.path
+    return f"{parts.hostname or 'localhost'}:{parts.port or 6379}{parts.path or ''}"
+
+
+def describe() -> str:
+    """How rate limits are kept, for the start-up line."""
+    current = settings.current()
+    if not current.redis_url:
+        return "rate limits in process"
+    return f"rate limits shared on Redis {where(current.redis_url)} (fail-{current.redis_failure})"
+
+
+# -- the connection -------------------------------------------------------------
+
+_connection: list[Any] = []  # [(loop, url, client, admit script, block script)]
+_down_since: float | None = None
+_retry_at = 0.0
+
+
+def _client() -> tuple[Any, Any, Any]:
+    """The client of this event loop (a connection belongs to one loop) and the scripts."""
+    current = settings.current()
+    loop = asyncio.get_running_loop()
+    key = (loop, current.redis_url, current.redis_timeout)
+    if not _connection or _connection[0][0] != key:
+        from redis.asyncio import Redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        client = Redis.from_url(
+            current.redis_url or "",
+            socket_timeout=current.redis_timeout,
+            socket_connect_timeout=current.redis_timeout,
+            retry=Retry(NoBackoff(), 0),  # the deadline is for one attempt; no retries in a call
+            decode_responses=True,
+        )
+        _connection[:] = [
+            (key, client, client.register_script(ADMIT), client.register_script(BLOCK))
+        ]
+    _, client, admit_script, block_script = _connection[0]
+    return client, admit_script, block_script
+
+
+async def _run(script: str, keys: Sequence[str], args: Sequence[str | float]) -> Any:
+    """One script on Redis within the deadline; Unavailable when it fails or is skipped."""
+    global _down_since, _retry_at
+    from redis.exceptions import RedisError
+
+    current = settings.current()
+    now = time.monotonic()
+    if _down_since is not None and now < _retry_at:
+        raise Unavailable("still unreachable")
+    client, admit_script, block_script = _client()
+    runner = admit_script if script == "admit" else block_script
+    try:
+        with anyio.fail_after(current.redis_timeout * 2):  # connecting, then the command
+            if script == "ping":
+                result = await client.ping()
+            else:
+                result = await runner(keys=list(keys), args=list(args))
+    except (RedisError, OSError, TimeoutError) as exc:
+        _retry_at = time.monotonic() + RETRY_EVERY
+        if _down_since is None:
+            _down_since = now
+            log.warning(
+                "Redis at %s is unreachable (%s): %s",
+                where(current.redis_url or ""),
+                type(exc).__name__,
+                (
+                    f"rate limits apply per replica until it is back ({current.variable('REDIS_FAILURE')}=open)"
+                    if current.redis_failure == "open"
+                    else f"calls are refused until it is back ({current.variable('REDIS_FAILURE')}=closed)"
+                ),
+            )
+        raise Unavailable(type(exc).__name__) from None
+    if _down_since is not None:
+        log.warning(
+            "Redis at %s is reachable again after %.1f s: rate limits are shared again",
+            where(current.redis_url or ""),
+            time.monotonic() - _down_since,
+        )
+        _down_since = None
+    return result
+
+
+def _base() -> str:
+    return "mcpgen:{" + current_project().name + "}"
+
+
+def bucket_key(name: str | None, rate: settings.Rate) -> str:
+    """A bucket's key: the server's (`name` None) or an entry's, and its rate (a replica with
+    another setting keeps its own bucket, as a changed setting starts afresh in process)."""
+    which = "server" if name is None else f"entry:{name}"
+    return f"{_base()}:rate:{which}:{rate.per_second:g}/{rate.burst:g}"
+
+
+async def admit(buckets: Sequence[tuple[str | None, settings.Rate]]) -> tuple[int, float] | None:
+    """Take a token from each bucket (entry name or None for the server's, and its rate), unless
+    one is empty or the upstream is blocked: then `(which, seconds)`, `which` 0 for the
+    upstream, i for the i-th bucket. Raises Unavailable."""
+    keys = [f"{_base()}:upstream-blocked", *(bucket_key(name, rate) for name, rate in buckets)]
+    args: list[str | float] = []
+    for _, rate in buckets:
+        args += [repr(rate.per_second), repr(rate.burst)]
+    which, wait = await _run("admit", keys, args)
+    return None if int(which) < 0 else (int(which), float(wait))
+
+
+async def block_upstream(seconds: float) -> None:
+    """Hold every replica off the upstream for `seconds` (its Retry-After). Raises Unavailable."""
+    await _run("block", [f"{_base()}:upstream-blocked"], [repr(seconds)])
+
+
+async def reachable() -> bool:
+    """Whether Redis answers a PING within the deadline (the health route's check)."""
+    try:
+        await _run("ping", [], [])
+    except Unavailable:
+        return False
+    return True
+
+
+def reset() -> None:
+    """Forget the connection and any outage (tests)."""
+    global _down_since, _retry_at
+    _connection.clear()
+    _down_since, _retry_at = None, 0.0

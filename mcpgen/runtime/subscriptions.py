@@ -1,0 +1,148 @@
+# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
+"""Resource subscriptions: your code says a resource changed, subscribed clients hear it.
+
+`resource_updated(uri)` (re-exported by the package's `extensions.py`) announces that the
+resource at `uri` changed. It may be called from a tool's function, sync (a worker thread)
+or async, from a hook or from any thread of yours; it returns at once, and the
+notifications go out on the server's event loop. Each protocol revision has its mechanism:
+
+- 2025-11-25 (and the earlier handshake revisions): `resources/subscribe` and
+  `resources/unsubscribe`, then `notifications/resources/updated` on the subscribed
+  session. Served over stdio, one session per process. Stateless streamable HTTP keeps no
+  session and no stream a later notification could travel on: there, `subscribe` is not
+  declared and the methods answer -32601.
+- 2026-07-28: `subscriptions/listen` (the SDK's `ListenHandler` on an in-process bus), over
+  stdio and streamable HTTP alike (a listen response is its own SSE stream). One process's
+  bus reaches the clients of that process only.
+
+The lists of tools, prompts and resources never change while a server runs, so
+`listChanged` is false in both eras.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import Any
+
+from mcp import MCPError, types
+from mcp.server import ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+
+from . import settings
+
+log = logging.getLogger(__name__)
+
+__all__ = ["resource_updated"]
+
+RESOURCE_NOT_FOUND = -32002
+_bus = InMemorySubscriptionBus()
+_listen = ListenHandler(_bus)
+_sessions: dict[str, weakref.WeakSet[Any]] = {}  # URI -> handshake-era connections subscribed to it
+_loop: asyncio.AbstractEventLoop | None = None  # the server's, once a client subscribed
+_tasks: set[asyncio.Task[None]] = set()
+stateless = False  # set by serve_http unless PREFIX_HTTP_SESSIONS: no session to notify later
+
+
+def resource_updated(uri: str) -> None:
+    """Tell the clients subscribed to `uri` that it changed (they read it again).
+
+    Thread-safe and non-blocking; with no client subscribed it does nothing."""
+    loop = _loop
+    if loop is None or loop.is_closed():
+        return
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        _start(uri)
+    else:
+        loop.call_soon_threadsafe(_start, uri)
+
+
+def _start(uri: str) -> None:
+    task = asyncio.get_running_loop().create_task(_deliver(uri))
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+async def _deliver(uri: str) -> None:
+    await _bus.publish(ResourceUpdated(uri=uri))
+    for session in list(_sessions.get(uri, ())):
+        try:
+            await session.send_resource_updated(uri)
+        except Exception:  # a session that has gone away: it is not told again
+            log.debug("resource update for %s not delivered; session dropped", uri, exc_info=True)
+            _sessions[uri].discard(session)
+
+
+def _known(uri: str) -> None:
+    """Subscribing names a resource this server serves, and shows."""
+    from . import resources
+
+    if not resources.served(uri):
+        raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}")
+
+
+def _peer(ctx: ServerRequestContext) -> Any:
+    """The client's connection: `ctx.session` is made anew for each request, its connection
+    lives as long as the client's (the SDK keeps it private; `send_resource_updated` on
+    either goes out on the connection's own channel)."""
+    return getattr(ctx.session, "_connection", ctx.session)
+
+
+def _remember_loop() -> None:
+    global _loop
+    _loop = asyncio.get_running_loop()
+
+
+def _refuse_stateless(method: str) -> None:
+    if stateless:
+        raise MCPError(
+            code=types.METHOD_NOT_FOUND,
+            message=f"{method} is not served over stateless HTTP, which keeps no session to notify "
+            f"later; use subscriptions/listen (protocol 2026-07-28), stdio, or HTTP sessions "
+            f"({settings.current().variable('HTTP_SESSIONS')}=1)",
+        )
+
+
+async def subscribe(
+    ctx: ServerRequestContext, params: types.SubscribeRequestParams
+) -> types.EmptyResult:
+    _refuse_stateless("resources/subscribe")
+    uri = str(params.uri)
+    _known(uri)
+    _remember_loop()
+    _sessions.setdefault(uri, weakref.WeakSet()).add(_peer(ctx))
+    return types.EmptyResult()
+
+
+async def unsubscribe(
+    ctx: ServerRequestContext, params: types.UnsubscribeRequestParams
+) -> types.EmptyResult:
+    _refuse_stateless("resources/unsubscribe")
+    _sessions.get(str(params.uri), weakref.WeakSet()).discard(_peer(ctx))
+    return types.EmptyResult()
+
+
+async def listen(
+    ctx: ServerRequestContext, params: types.SubscriptionsListenRequestParams
+) -> types.SubscriptionsListenResult:
+    for uri in params.notifications.resource_subscriptions or ():
+        _known(uri)
+    _remember_loop()
+    return await _listen(ctx, params)
+
+
+def capabilities(caps: types.ServerCapabilities, modern: bool) -> types.ServerCapabilities:
+    """`caps` as this server keeps them: no list changes; `subscribe` where it is served."""
+    update: dict[str, Any] = {}
+    for field in ("tools", "prompts", "resources"):
+        capability = getattr(caps, field)
+        if capability is not None:
+            update[field] = capability.model_copy(update={"list_changed": False})
+    if caps.resources is not None and stateless and not modern:
+        update["resources"] = update["resources"].model_copy(update={"subscribe": False})
+    return caps.model_copy(update=update)

@@ -1,0 +1,299 @@
+"""`runtime/oauth.py` at source: the token verifier against a real authorization server on
+127.0.0.1 (JWKS discovery, the refresh limit for unknown kids, size caps and deadlines,
+introspection), scopes per tool, and the OAuth settings."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpgen.runtime import oauth, settings
+from mcpgen.runtime.project import Project
+from tests.e2e.oauth_server import CLIENT_ID, CLIENT_SECRET, AuthServer, SigningKey
+from tests.local_http import Handler, Recorded
+
+pytestmark = pytest.mark.anyio
+RESOURCE = "https://mcp.example.com/mcp"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class TestAuthServer(AuthServer):
+    """The test authorization server, with a JWKS that can be oversized or slow."""
+
+    __test__ = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.padding = 0
+        self.delay = 0.0
+
+    def respond(self, handler: Handler, request: Recorded) -> None:
+        if request.path == "/jwks" and (self.padding or self.delay):
+            self._record(request)
+            time.sleep(self.delay)
+            keys = {"keys": [k.jwk() for k in self.published], "padding": "x" * self.padding}
+            return self._json(handler, 200, keys)
+        return super().respond(handler, request)
+
+
+@pytest.fixture
+def auth_server() -> Iterator[TestAuthServer]:
+    server = TestAuthServer().start()
+    yield server
+    server.stop()
+
+
+def config(project: Project, auth: AuthServer, **env: str) -> settings.Settings:
+    environ = {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": auth.issuer, **env}
+    return settings.load(project, environ)
+
+
+async def test_a_valid_token_gives_its_principal_and_an_sdk_access_token(project: Project, auth_server: AuthServer) -> None:
+    verifier = oauth.OAuthVerifier(config(project, auth_server), RESOURCE)
+    token = auth_server.token(RESOURCE, "pets:read pets:write", subject="alice", client_id="app-1")
+    caller = await verifier.check(token)
+    assert (caller.subject, caller.client_id, caller.scopes) == ("alice", "app-1", frozenset({"pets:read", "pets:write"}))
+    assert caller.issuer == auth_server.issuer
+    access = await verifier.verify_token(token)  # the SDK's TokenVerifier protocol
+    assert access is not None
+    assert (access.client_id, access.subject, access.resource) == ("app-1", "alice", RESOURCE)
+    assert access.scopes == ["pets:read", "pets:write"]
+    assert await verifier.verify_token(auth_server.token("https://other.example/mcp")) is None
+    # The JWKS came from the issuer's RFC 8414 metadata, once.
+    assert auth_server.fetches("/.well-known/oauth-authorization-server") == 1
+    assert auth_server.fetches("/jwks") == 1
+    await verifier.check(auth_server.token(RESOURCE, key=auth_server.ec))
+    assert auth_server.fetches("/jwks") == 1
+
+
+async def test_scp_lists_and_azp_are_read_too(project: Project, auth_server: AuthServer) -> None:
+    verifier = oauth.OAuthVerifier(config(project, auth_server), RESOURCE)
+    token = auth_server.token(RESOURCE, scope=None, scp=["a", "b"], client_id=None, azp="app-2")
+    caller = await verifier.check(token)
+    assert caller.scopes == frozenset({"a", "b"}) and caller.client_id == "app-2"
+
+
+async def test_an_unknown_kid_fetches_the_keys_again_at_most_every_30_seconds(project: Project, auth_server: AuthServer) -> None:
+    verifier = oauth.OAuthVerifier(config(project, auth_server), RESOURCE)
+    await verifier.check(auth_server.token(RESOURCE))
+    assert auth_server.fetches("/jwks") == 1
+    rotated = SigningKey("RSA", "rsa-2")
+    token = auth_server.token(RESOURCE, key=rotated)
+    for _ in range(5):  # a burst of tokens with a kid nobody published: one refresh at most
+        with pytest.raises(oauth.Refused, match="kid"):
+            await verifier.check(token)
+    assert auth_server.fetches("/jwks") == 1  # fetched < MIN_REFRESH ago: not again
+    auth_server.published.append(rotated)  # the issuer rotates its keys
+    verifier.fetched -= oauth.MIN_REFRESH  # as if 30 s had passed
+    caller = await verifier.check(token)
+    assert caller.subject == "alice"
+    assert auth_server.fetches("/jwks") == 2
+    for _ in range(3):
+        with pytest.raises(oauth.Refused):
+            await verifier.check(auth_server.token(RESOURCE, headers={"kid": "other"}))
+    assert auth_server.fetches("/jwks") == 2
+
+
+async def test_the_jwks_fetch_is_capped_in_bytes_and_time(
+    project: Project, auth_server: TestAuthServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    verifier = oauth.OAuthVerifier(config(project, auth_server, PETSTORE_OAUTH_JWKS_URL=f"{auth_server.origin}/jwks"), RESOURCE)
+    auth_server.padding = oauth.MAX_DOCUMENT_BYTES + 1
+    with pytest.raises(oauth.Unavailable, match="bytes"):
+        await verifier.check(auth_server.token(RESOURCE))
+    auth_server.padding = 0
+    auth_server.delay = 1.0
+    monkeypatch.setattr(oauth, "FETCH_TIMEOUT", 0.2)
+    verifier.fetched -= oauth.MIN_REFRESH
+    with pytest.raises(oauth.Unavailable, match="no answer"):
+        await verifier.check(auth_server.token(RESOURCE))
+    fetched = auth_server.fetches("/jwks")
+    for _ in range(3):  # an issuer that fails is not asked again within MIN_REFRESH: 503s, not fetches
+        with pytest.raises(oauth.Unavailable, match="no answer"):
+            await verifier.check(auth_server.token(RESOURCE))
+    assert auth_server.fetches("/jwks") == fetched
+    auth_server.delay = 0.0
+    verifier.fetched -= oauth.MIN_REFRESH
+    assert (await verifier.check(auth_server.token(RESOURCE))).subject == "alice"  # it recovered
+    assert auth_server.fetches("/.well-known/oauth-authorization-server") == 0  # the URL was given
+
+
+async def test_symmetric_keys_in_the_jwks_are_never_used(project: Project, auth_server: AuthServer) -> None:
+    import jwt
+
+    secret = "s" * 32
+    auth_server.published.append(_OctKey(secret))  # type: ignore[arg-type]
+    verifier = oauth.OAuthVerifier(config(project, auth_server), RESOURCE)
+    now = int(time.time())
+    claims = {"iss": auth_server.issuer, "aud": RESOURCE, "exp": now + 60, "sub": "x"}
+    token = jwt.encode(claims, secret, algorithm="HS256", headers={"kid": "oct-1"})
+    with pytest.raises(oauth.Refused, match="algorithm"):
+        await verifier.check(token)
+    await verifier.check(auth_server.token(RESOURCE))  # the JWKS with an oct key in it still loads
+    assert all(data["kty"] != "oct" for data, _ in verifier.keys)
+
+
+class _OctKey:
+    kid = "oct-1"
+
+    def __init__(self, secret: str) -> None:
+        self.secret = secret
+
+    def jwk(self) -> dict[str, Any]:
+        import base64
+
+        k = base64.urlsafe_b64encode(self.secret.encode()).rstrip(b"=").decode()
+        return {"kty": "oct", "kid": self.kid, "k": k, "alg": "HS256"}
+
+
+async def test_introspection_active_inactive_and_cached(project: Project, auth_server: AuthServer) -> None:
+    env = {
+        "PETSTORE_OAUTH_INTROSPECTION_URL": f"{auth_server.origin}/introspect",
+        "PETSTORE_OAUTH_CLIENT_ID": CLIENT_ID,
+        "PETSTORE_OAUTH_CLIENT_SECRET": CLIENT_SECRET,
+    }
+    verifier = oauth.OAuthVerifier(config(project, auth_server, **env), RESOURCE)
+    exp = int(time.time()) + 120
+    active = auth_server.opaque({"active": True, "scope": "pets:read", "sub": "eve", "exp": exp, "aud": [RESOURCE]})
+    for _ in range(3):
+        caller = await verifier.check(active)
+    assert caller.subject == "eve" and caller.scopes == frozenset({"pets:read"})
+    assert auth_server.fetches("/introspect") == 1
+    assert verifier.cache and next(iter(verifier.cache.values()))[0] <= exp  # cached until exp at most
+    assert active not in json.dumps([list(verifier.cache)])  # kept by hash only
+    for answer, why in [
+        ({"active": False}, "not active"),
+        ({"active": True, "exp": int(time.time()) - 600}, "expired"),
+        ({"active": True, "aud": "https://other.example/mcp"}, "not for this resource"),
+        ({"active": True, "iss": "https://evil.example"}, "another issuer"),
+    ]:
+        with pytest.raises(oauth.Refused, match=why):
+            await verifier.check(auth_server.opaque(answer))
+    wrong = oauth.OAuthVerifier(config(project, auth_server, **{**env, "PETSTORE_OAUTH_CLIENT_SECRET": "wrong"}), RESOURCE)
+    with pytest.raises(oauth.Unavailable, match="401"):
+        await wrong.check(active)
+
+
+def test_metadata_urls_follow_rfc_8414() -> None:
+    assert oauth.metadata_urls("https://as.example/tenant1") == [
+        "https://as.example/.well-known/oauth-authorization-server/tenant1",
+        "https://as.example/.well-known/openid-configuration/tenant1",
+        "https://as.example/tenant1/.well-known/openid-configuration",
+    ]
+    assert oauth.metadata_urls("https://as.example")[0] == "https://as.example/.well-known/oauth-authorization-server"
+
+
+# -- scopes per tool --------------------------------------------------------------
+
+
+def _scoped(project: Project, tmp_path: Path, default: tuple[str, ...] = ()) -> None:
+    import dataclasses
+
+    from mcpgen.runtime import project as runtime_project
+
+    package = tmp_path / project.package
+    entries = json.loads((package / "tools.json").read_text())
+    entries[0]["scopes"] = [["pets:read"]]
+    entries[1]["scopes"] = [["pets:write"], ["pets:admin"]]
+    entries[2]["scopes"] = [[]]  # stated: none needed
+    (package / "tools.json").write_text(json.dumps(entries))
+    runtime_project.install(dataclasses.replace(project, default_scopes=default))
+
+
+def test_scopes_per_tool_and_the_default(project: Project, tmp_path: Path) -> None:
+    from mcpgen.runtime import guard
+
+    _scoped(project, tmp_path, default=("pets",))
+    assert oauth.needed("getPet") == [["pets:read"]]
+    assert oauth.needed("search_tools", "meta tool") == [["pets"]]
+    assert oauth.needed("unlisted") == [["pets"]]
+    assert oauth.all_scopes() == ["pets", "pets:admin", "pets:read", "pets:write"]
+    assert oauth.scope_refusal("addPet") is None  # no OAuth caller: settings alone decide
+    held = oauth._principal.set(oauth.Principal("u", "c", frozenset({"pets:admin"})))
+    try:
+        assert guard.refusal("getPet") == "tool 'getPet' needs scope 'pets:read'"
+        assert guard.enabled("addPet") and guard.enabled("deletePet")
+        assert oauth.scope_refusal("getPet", "resource") is not None  # a resource of the operation
+    finally:
+        oauth._principal.reset(held)
+
+
+def test_per_caller_memoises_per_scopes(project: Project, tmp_path: Path) -> None:
+    _scoped(project, tmp_path)
+    calls: list[frozenset[str] | None] = []
+
+    @oauth.per_caller
+    def visible() -> list[str]:
+        caller = oauth.principal()
+        calls.append(caller.scopes if caller else None)
+        return [n for n in ("getPet", "addPet", "deletePet") if oauth.scope_refusal(n) is None]
+
+    assert visible() == ["getPet", "addPet", "deletePet"]
+    for scopes, expected in [({"pets:read"}, ["getPet", "deletePet"]), ({"pets:write"}, ["addPet", "deletePet"])]:
+        held = oauth._principal.set(oauth.Principal("u", None, frozenset(scopes)))
+        try:
+            assert visible() == expected
+            assert visible() == expected
+        finally:
+            oauth._principal.reset(held)
+    assert visible() == ["getPet", "addPet", "deletePet"]
+    assert len(calls) == 3
+
+
+# -- settings ----------------------------------------------------------------------
+
+
+def test_oauth_settings_parse_and_explain(project: Project) -> None:
+    loaded = settings.load(
+        project,
+        {
+            "PETSTORE_AUTH": "OAuth",
+            "PETSTORE_OAUTH_ISSUER": "https://as.example",
+            "PETSTORE_OAUTH_RESOURCE": RESOURCE,
+            "PETSTORE_OAUTH_ALGORITHMS": "ES256, EdDSA",
+            "PETSTORE_OAUTH_CLIENT_SECRET": "hush-hush-hush",
+        },
+    )
+    assert (loaded.auth, loaded.oauth_issuer, loaded.oauth_resource) == ("oauth", "https://as.example", RESOURCE)
+    assert loaded.oauth_algorithms == ("ES256", "EdDSA")
+    assert loaded.secrets["PETSTORE_OAUTH_CLIENT_SECRET"] == "hush-hush-hush"  # redacted everywhere
+    assert settings.load(project, {}).auth == "token"
+    cases = [
+        ({"PETSTORE_AUTH": "bearer"}, "PETSTORE_AUTH='bearer': expected token"),
+        ({"PETSTORE_AUTH": "oauth"}, "PETSTORE_AUTH=oauth needs PETSTORE_OAUTH_ISSUER"),
+        ({"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "as.example"}, "PETSTORE_OAUTH_ISSUER='as.example'"),
+        ({"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://a", "PETSTORE_OAUTH_ALGORITHMS": "HS256"}, "never none or HS*"),
+        ({"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://a", "PETSTORE_MCP_TOKEN": "t" * 32}, "exclusive"),
+        (
+            {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://a", "PETSTORE_OAUTH_INTROSPECTION_URL": "https://a/i"},
+            "needs PETSTORE_OAUTH_CLIENT_ID and PETSTORE_OAUTH_CLIENT_SECRET",
+        ),
+        ({"PETSTORE_OAUTH_JWKS_URL": "https://a/jwks"}, "PETSTORE_OAUTH_JWKS_URL is set but PETSTORE_AUTH is not 'oauth'"),
+    ]
+    for environ, message in cases:
+        with pytest.raises(settings.SettingsError, match=message.replace("*", r"\*").replace("(", r"\(")):
+            settings.load(project, environ)
+
+
+def test_oauth_counts_as_protection_beyond_loopback(project: Project) -> None:
+    environ = {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://as.example"}
+    assert settings.check_environment(project, environ, [], http_host="127.0.0.1").auth == "oauth"
+    with pytest.raises(settings.SettingsError, match="set PETSTORE_OAUTH_RESOURCE to the URL") as refused:
+        settings.check_environment(project, environ, [], http_host="0.0.0.0")
+    assert "MCP_TOKEN" not in str(refused.value)
+    environ["PETSTORE_OAUTH_RESOURCE"] = RESOURCE
+    assert settings.check_environment(project, environ, [], http_host="0.0.0.0").auth == "oauth"
+    with pytest.raises(settings.SettingsError, match="PETSTORE_MCP_TOKEN"):
+        settings.check_environment(project, {}, [], http_host="0.0.0.0")
+    with pytest.raises(settings.SettingsError) as refused:  # a malformed OAuth setting: said once
+        settings.check_environment(project, {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_RESOURCE": RESOURCE}, [], http_host="0.0.0.0")
+    assert "PETSTORE_OAUTH_ISSUER" in str(refused.value) and "MCP_TOKEN" not in str(refused.value)
