@@ -43,7 +43,7 @@ OutputOption = Annotated[
 NameOption = Annotated[str | None, typer.Option("--name", help="Server name (default: from the title/module).")]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace a non-empty output directory.")]
 VerboseOption = Annotated[
-    bool, typer.Option("--verbose", "-v", help="List every renamed tool (by default a count per reason, with examples).")
+    bool, typer.Option("--verbose", "-v", help="List every renamed tool (by default the first ten, then a count per reason).")
 ]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print only warnings and errors (no notes, summary or progress).")
@@ -411,12 +411,16 @@ def _run(generate: Callable[[], api.Result], verbose: bool = True, quiet: bool =
 
 
 def _print_diagnostics(diagnostics: list[Diagnostic], verbose: bool = True) -> None:
-    """Each diagnostic on its own line; unless `verbose`, renames are left to the summary's
-    count per reason (GitHub's spec renames all 1,186 tools: a line each would bury the warnings)."""
+    """Each diagnostic on its own line; unless `verbose`, renames past the first ten are left to
+    the summary's count per reason (GitHub's spec renames all 1,186 tools: a line each would
+    bury the warnings)."""
     colours = {Level.ERROR: "red", Level.WARNING: "yellow", Level.INFO: None}
+    renames = 0
     for diagnostic in diagnostics:
-        if diagnostic.topic is Topic.RENAMED and not verbose:
-            continue
+        if diagnostic.topic is Topic.RENAMED:
+            renames += 1
+            if not verbose and renames > summary.RENAMES_SHOWN:
+                continue
         typer.secho(str(diagnostic), fg=colours[diagnostic.level], err=True)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from mcpgen.diagnostics import Diagnostic, Level, Topic, printable
 
+RENAMES_SHOWN = 10  # listed one by one with their locations before the summary, unless --verbose
 EXAMPLES = 2  # per reason: enough to recognise the rule, few enough to read
 _RENAME = re.compile(r"^tool (?P<old>'.*'|\".*\") renamed to (?P<new>'.*?'|\".*?\")")
 
@@ -60,7 +61,7 @@ def lines(
     renamed = groups(diagnostics, Topic.RENAMED)
     if renamed:
         total = sum(g.count for g in renamed)
-        listed = "listed above" if verbose else "--verbose lists each"
+        listed = "listed above" if verbose or total <= RENAMES_SHOWN else "--verbose lists each"
         out.append(f"Renamed {_count(total, 'tool')} ({listed}):")
         out += [_group_line(g) for g in renamed]
     skipped = groups(diagnostics, Topic.SKIPPED)
