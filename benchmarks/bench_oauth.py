@@ -66,12 +66,12 @@ def main() -> None:
         project = Path(tmp) / "p"
         generate_openapi(SPEC, Options(output=project, force=True))
         base = {"SCOPED_PETS_BASE_URL": upstream.origin, "SCOPED_PETS_PETS_AUTH": "upstream-token-123", "SCOPED_PETS_AUDIT_LOG": "off"}
-        oauth = {**base, "SCOPED_PETS_AUTH": "oauth", "SCOPED_PETS_OAUTH_ISSUER": auth.issuer}
+        oauth = {**base, "SCOPED_PETS_MCP_AUTH": "oauth", "SCOPED_PETS_MCP_OAUTH_ISSUER": auth.issuer}
         introspection = {
             **oauth,
-            "SCOPED_PETS_OAUTH_INTROSPECTION_URL": f"{auth.origin}/introspect",
-            "SCOPED_PETS_OAUTH_CLIENT_ID": CLIENT_ID,
-            "SCOPED_PETS_OAUTH_CLIENT_SECRET": CLIENT_SECRET,
+            "SCOPED_PETS_MCP_OAUTH_INTROSPECTION_URL": f"{auth.origin}/introspect",
+            "SCOPED_PETS_MCP_OAUTH_CLIENT_ID": CLIENT_ID,
+            "SCOPED_PETS_MCP_OAUTH_CLIENT_SECRET": CLIENT_SECRET,
         }
         modes = [
             ("static token (peer)", {**base, "SCOPED_PETS_MCP_TOKEN": STATIC}, lambda url: STATIC),

@@ -179,7 +179,7 @@ async def health() -> dict[str, str]:
 
 
 def resource_url(host: str, port: int) -> str:
-    """This server's URL as tokens name it (`PREFIX_OAUTH_RESOURCE`; default: the bind
+    """This server's URL as tokens name it (`PREFIX_MCP_OAUTH_RESOURCE`; default: the bind
     address, which is right only where clients reach it so)."""
     configured = settings.current().oauth_resource
     if configured:
@@ -201,7 +201,7 @@ def auth_mode(resource: str = "") -> str:
 
 def protect(app: ASGIApp, resource: str = "") -> ASGIApp:
     """`app` behind the token check when `PREFIX_MCP_TOKEN` is set, and the greeting for
-    plain GETs in front of both; with `PREFIX_AUTH=oauth`, behind the OAuth gate (which
+    plain GETs in front of both; with `PREFIX_MCP_AUTH=oauth`, behind the OAuth gate (which
     serves the metadata documents first) instead. The health route is in front of everything."""
     if settings.current().auth == "oauth":
         from .oauth import OAuthGate, OAuthVerifier

@@ -1,20 +1,20 @@
 # mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
-"""The HTTP server as an OAuth 2.1 resource server (`PREFIX_AUTH=oauth`, MCP authorization spec
+"""The HTTP server as an OAuth 2.1 resource server (`PREFIX_MCP_AUTH=oauth`, MCP authorization spec
 2025-06-18 / 2025-11-25).
 
 - RFC 9728 metadata at `/.well-known/oauth-protected-resource/mcp` and
-  `/.well-known/oauth-protected-resource`: this resource (`PREFIX_OAUTH_RESOURCE`), its
-  authorization server (`PREFIX_OAUTH_ISSUER`) and every scope a tool asks for.
+  `/.well-known/oauth-protected-resource`: this resource (`PREFIX_MCP_OAUTH_RESOURCE`), its
+  authorization server (`PREFIX_MCP_OAUTH_ISSUER`) and every scope a tool asks for.
 - No token: 401 with `WWW-Authenticate: Bearer resource_metadata="...", scope="..."`; a bad
   one: the same with `error="invalid_token"`; a tools/call of a tool the token's scopes do not
   allow: 403 with `error="insufficient_scope", scope="<what the tool needs>"`.
-- JWT access tokens are checked against the issuer's JWKS (`PREFIX_OAUTH_JWKS_URL`, else the
+- JWT access tokens are checked against the issuer's JWKS (`PREFIX_MCP_OAUTH_JWKS_URL`, else the
   `jwks_uri` of the issuer's RFC 8414 / OIDC metadata): signature with an allow-listed
-  asymmetric algorithm (`PREFIX_OAUTH_ALGORITHMS`; never `none` or HS*), `iss`, `aud` (this
+  asymmetric algorithm (`PREFIX_MCP_OAUTH_ALGORITHMS`; never `none` or HS*), `iss`, `aud` (this
   resource's URL, RFC 8707), `exp` and `nbf` (30 s leeway). Keys are fetched with a size cap
   and a deadline, cached, and fetched again for an unknown `kid` at most every 30 s.
-- Opaque tokens: with `PREFIX_OAUTH_INTROSPECTION_URL` every token is sent to that RFC 7662
-  endpoint (authenticated with `PREFIX_OAUTH_CLIENT_ID` / `PREFIX_OAUTH_CLIENT_SECRET`);
+- Opaque tokens: with `PREFIX_MCP_OAUTH_INTROSPECTION_URL` every token is sent to that RFC 7662
+  endpoint (authenticated with `PREFIX_MCP_OAUTH_CLIENT_ID` / `PREFIX_MCP_OAUTH_CLIENT_SECRET`);
   `active: false` is a 401; answers are cached by the token's hash until it expires (5 min
   at most).
 - Scopes per tool come from the OpenAPI operation's oauth2/openIdConnect requirements (or

@@ -112,7 +112,7 @@ class Settings:
     rate_limit: Rate | None = None
     tool_rate_limits: dict[str, Rate] = field(default_factory=dict)
     mcp_token: str | None = None
-    auth: AuthMode = "token"  # PREFIX_AUTH: the static token (or none), or OAuth (see `oauth`)
+    auth: AuthMode = "token"  # PREFIX_MCP_AUTH: the static token (or none), or OAuth (see `oauth`)
     oauth_issuer: str | None = None
     oauth_resource: str | None = None  # this server's URL, the tokens' audience (RFC 8707)
     oauth_jwks_url: str | None = None  # None: from the issuer's metadata
@@ -250,14 +250,14 @@ def load(
         rate_limit=read("RATE_LIMIT", parse_rate, None),
         tool_rate_limits=_tool_rates(p, environ, names, problems),
         mcp_token=_mcp_token(f"{p}_MCP_TOKEN", environ, problems),
-        auth=read("AUTH", _auth_mode, "token"),
-        oauth_issuer=read("OAUTH_ISSUER", _url, None),
-        oauth_resource=read("OAUTH_RESOURCE", _url, None),
-        oauth_jwks_url=read("OAUTH_JWKS_URL", _url, None),
-        oauth_algorithms=read("OAUTH_ALGORITHMS", _algorithms, DEFAULT_OAUTH_ALGORITHMS),
-        oauth_introspection_url=read("OAUTH_INTROSPECTION_URL", _url, None),
-        oauth_client_id=read("OAUTH_CLIENT_ID", lambda _, raw: raw, None),
-        oauth_client_secret=read("OAUTH_CLIENT_SECRET", lambda _, raw: raw, None),
+        auth=read("MCP_AUTH", _auth_mode, "token"),
+        oauth_issuer=read("MCP_OAUTH_ISSUER", _url, None),
+        oauth_resource=read("MCP_OAUTH_RESOURCE", _url, None),
+        oauth_jwks_url=read("MCP_OAUTH_JWKS_URL", _url, None),
+        oauth_algorithms=read("MCP_OAUTH_ALGORITHMS", _algorithms, DEFAULT_OAUTH_ALGORITHMS),
+        oauth_introspection_url=read("MCP_OAUTH_INTROSPECTION_URL", _url, None),
+        oauth_client_id=read("MCP_OAUTH_CLIENT_ID", lambda _, raw: raw, None),
+        oauth_client_secret=read("MCP_OAUTH_CLIENT_SECRET", lambda _, raw: raw, None),
         allowed_hosts=read("ALLOWED_HOSTS", _list, ()),
         redis_url=read("REDIS_URL", _redis_url, None),
         redis_failure=read("REDIS_FAILURE", _redis_failure, "open"),
@@ -289,27 +289,27 @@ def load(
 
 
 def _oauth_problems(settings: Settings) -> list[str]:
-    """What `PREFIX_AUTH=oauth` needs, and what only it may use."""
+    """What `PREFIX_MCP_AUTH=oauth` needs, and what only it may use."""
     v = settings.variable
     if settings.auth == "token":
         given = {
-            "OAUTH_ISSUER": settings.oauth_issuer,
-            "OAUTH_JWKS_URL": settings.oauth_jwks_url,
-            "OAUTH_INTROSPECTION_URL": settings.oauth_introspection_url,
+            "MCP_OAUTH_ISSUER": settings.oauth_issuer,
+            "MCP_OAUTH_JWKS_URL": settings.oauth_jwks_url,
+            "MCP_OAUTH_INTROSPECTION_URL": settings.oauth_introspection_url,
         }
-        return [f"{v(n)} is set but {v('AUTH')} is not 'oauth'" for n, x in given.items() if x]
+        return [f"{v(n)} is set but {v('MCP_AUTH')} is not 'oauth'" for n, x in given.items() if x]
     problems = []
     if not settings.oauth_issuer:
         problems.append(
-            f"{v('AUTH')}=oauth needs {v('OAUTH_ISSUER')}: the authorization server's URL"
+            f"{v('MCP_AUTH')}=oauth needs {v('MCP_OAUTH_ISSUER')}: the authorization server's URL"
         )
     if settings.mcp_token:
-        problems.append(f"{v('AUTH')}=oauth and {v('MCP_TOKEN')} are exclusive: unset one")
+        problems.append(f"{v('MCP_AUTH')}=oauth and {v('MCP_TOKEN')} are exclusive: unset one")
     client = (settings.oauth_client_id, settings.oauth_client_secret)
     if settings.oauth_introspection_url and not all(client):
         problems.append(
-            f"{v('OAUTH_INTROSPECTION_URL')} needs {v('OAUTH_CLIENT_ID')} and "
-            f"{v('OAUTH_CLIENT_SECRET')}: this server's credentials at the introspection endpoint"
+            f"{v('MCP_OAUTH_INTROSPECTION_URL')} needs {v('MCP_OAUTH_CLIENT_ID')} and "
+            f"{v('MCP_OAUTH_CLIENT_SECRET')}: this server's credentials at the introspection endpoint"
         )
     return problems
 
@@ -346,7 +346,7 @@ def check_environment(
         settings = load(project, environ, tools, base_url)
     except SettingsError as exc:
         problems.append(str(exc))
-        oauth = environ.get(f"{p}_AUTH", "").strip().lower() == "oauth"
+        oauth = environ.get(f"{p}_MCP_AUTH", "").strip().lower() == "oauth"
         settings = Settings(
             prefix=p, mcp_token=environ.get(f"{p}_MCP_TOKEN"), auth="oauth" if oauth else "token"
         )
@@ -357,9 +357,9 @@ def check_environment(
             f"{p}_MCP_TOKEN to a long random string (clients send it as "
             "'Authorization: Bearer <token>'), or bind to 127.0.0.1."
         )
-    if wide and settings.auth == "oauth" and not environ.get(f"{p}_OAUTH_RESOURCE", "").strip():
+    if wide and settings.auth == "oauth" and not environ.get(f"{p}_MCP_OAUTH_RESOURCE", "").strip():
         problems.append(
-            f"--host {http_host} with {p}_AUTH=oauth: set {p}_OAUTH_RESOURCE to the URL clients "
+            f"--host {http_host} with {p}_MCP_AUTH=oauth: set {p}_MCP_OAUTH_RESOURCE to the URL clients "
             "reach this server at (e.g. https://mcp.example.com/mcp), the audience of its tokens."
         )
     if problems:

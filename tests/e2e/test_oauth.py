@@ -1,4 +1,4 @@
-"""The generated server as an OAuth 2.1 resource server (`PREFIX_AUTH=oauth`), end to end.
+"""The generated server as an OAuth 2.1 resource server (`PREFIX_MCP_AUTH=oauth`), end to end.
 
 A real authorization server on 127.0.0.1 (`oauth_server.AuthServer`: RFC 8414 metadata, a
 JWKS of RSA and EC keys, RFC 7662 introspection) signs real JWTs; the generated server
@@ -114,8 +114,8 @@ def oauth_env(auth_server: AuthServer, upstream: Upstream, **more: str) -> dict[
     return {
         "SCOPED_PETS_BASE_URL": upstream.origin,
         "SCOPED_PETS_PETS_AUTH": UPSTREAM_TOKEN,
-        "SCOPED_PETS_AUTH": "oauth",
-        "SCOPED_PETS_OAUTH_ISSUER": auth_server.issuer,  # the JWKS from its RFC 8414 metadata
+        "SCOPED_PETS_MCP_AUTH": "oauth",
+        "SCOPED_PETS_MCP_OAUTH_ISSUER": auth_server.issuer,  # the JWKS from its RFC 8414 metadata
         **more,
     }
 
@@ -362,9 +362,9 @@ def test_opaque_tokens_are_introspected_and_cached(
     env = oauth_env(
         auth_server,
         upstream,
-        SCOPED_PETS_OAUTH_INTROSPECTION_URL=f"{auth_server.origin}/introspect",
-        SCOPED_PETS_OAUTH_CLIENT_ID=CLIENT_ID,
-        SCOPED_PETS_OAUTH_CLIENT_SECRET=CLIENT_SECRET,
+        SCOPED_PETS_MCP_OAUTH_INTROSPECTION_URL=f"{auth_server.origin}/introspect",
+        SCOPED_PETS_MCP_OAUTH_CLIENT_ID=CLIENT_ID,
+        SCOPED_PETS_MCP_OAUTH_CLIENT_SECRET=CLIENT_SECRET,
     )
     with serving(project, tmp_path / "introspect.log", **env) as url:
         now = int(time.time())
@@ -415,22 +415,22 @@ def test_dynamic_mode_meta_tools_follow_the_scopes(
 @pytest.mark.parametrize(
     ("env", "named"),
     [
-        ({"SCOPED_PETS_AUTH": "jwt"}, "SCOPED_PETS_AUTH"),
-        ({"SCOPED_PETS_AUTH": "oauth"}, "SCOPED_PETS_OAUTH_ISSUER"),
-        ({"SCOPED_PETS_AUTH": "oauth", "SCOPED_PETS_OAUTH_ISSUER": "auth.example"}, "SCOPED_PETS_OAUTH_ISSUER"),
+        ({"SCOPED_PETS_MCP_AUTH": "jwt"}, "SCOPED_PETS_MCP_AUTH"),
+        ({"SCOPED_PETS_MCP_AUTH": "oauth"}, "SCOPED_PETS_MCP_OAUTH_ISSUER"),
+        ({"SCOPED_PETS_MCP_AUTH": "oauth", "SCOPED_PETS_MCP_OAUTH_ISSUER": "auth.example"}, "SCOPED_PETS_MCP_OAUTH_ISSUER"),
         (
-            {"SCOPED_PETS_AUTH": "oauth", "SCOPED_PETS_OAUTH_ISSUER": "https://a.example", "SCOPED_PETS_OAUTH_ALGORITHMS": "RS256,HS256"},
-            "SCOPED_PETS_OAUTH_ALGORITHMS",
+            {"SCOPED_PETS_MCP_AUTH": "oauth", "SCOPED_PETS_MCP_OAUTH_ISSUER": "https://a.example", "SCOPED_PETS_MCP_OAUTH_ALGORITHMS": "RS256,HS256"},
+            "SCOPED_PETS_MCP_OAUTH_ALGORITHMS",
         ),
         (
-            {"SCOPED_PETS_AUTH": "oauth", "SCOPED_PETS_OAUTH_ISSUER": "https://a.example", "SCOPED_PETS_OAUTH_ALGORITHMS": "none"},
-            "SCOPED_PETS_OAUTH_ALGORITHMS",
+            {"SCOPED_PETS_MCP_AUTH": "oauth", "SCOPED_PETS_MCP_OAUTH_ISSUER": "https://a.example", "SCOPED_PETS_MCP_OAUTH_ALGORITHMS": "none"},
+            "SCOPED_PETS_MCP_OAUTH_ALGORITHMS",
         ),
         (
-            {"SCOPED_PETS_AUTH": "oauth", "SCOPED_PETS_OAUTH_ISSUER": "https://a.example", "SCOPED_PETS_OAUTH_INTROSPECTION_URL": "https://a.example/i"},
-            "SCOPED_PETS_OAUTH_CLIENT_ID",
+            {"SCOPED_PETS_MCP_AUTH": "oauth", "SCOPED_PETS_MCP_OAUTH_ISSUER": "https://a.example", "SCOPED_PETS_MCP_OAUTH_INTROSPECTION_URL": "https://a.example/i"},
+            "SCOPED_PETS_MCP_OAUTH_CLIENT_ID",
         ),
-        ({"SCOPED_PETS_OAUTH_ISSUER": "https://a.example"}, "SCOPED_PETS_AUTH"),
+        ({"SCOPED_PETS_MCP_OAUTH_ISSUER": "https://a.example"}, "SCOPED_PETS_MCP_AUTH"),
     ],
 )
 def test_malformed_oauth_settings_exit_2_naming_the_variable(project: Path, env: dict[str, str], named: str) -> None:
@@ -443,7 +443,7 @@ def test_malformed_oauth_settings_exit_2_naming_the_variable(project: Path, env:
 
 
 def test_oauth_allows_binding_beyond_loopback(project: Path, auth_server: AuthServer, upstream: Upstream, tmp_path: Path) -> None:
-    env = oauth_env(auth_server, upstream, SCOPED_PETS_OAUTH_RESOURCE="https://mcp.example.com/mcp")
+    env = oauth_env(auth_server, upstream, SCOPED_PETS_MCP_OAUTH_RESOURCE="https://mcp.example.com/mcp")
     with http_process(PACKAGE, server_env(project, **env), tmp_path / "wide.log", host="0.0.0.0") as (port, _):
         status, headers, body = raw_get(f"http://127.0.0.1:{port}/mcp", "/.well-known/oauth-protected-resource/mcp")
         assert status == 200 and json.loads(body)["resource"] == "https://mcp.example.com/mcp"

@@ -53,7 +53,7 @@ def auth_server() -> Iterator[TestAuthServer]:
 
 
 def config(project: Project, auth: AuthServer, **env: str) -> settings.Settings:
-    environ = {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": auth.issuer, **env}
+    environ = {"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_ISSUER": auth.issuer, **env}
     return settings.load(project, environ)
 
 
@@ -106,7 +106,7 @@ async def test_an_unknown_kid_fetches_the_keys_again_at_most_every_30_seconds(pr
 async def test_the_jwks_fetch_is_capped_in_bytes_and_time(
     project: Project, auth_server: TestAuthServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    verifier = oauth.OAuthVerifier(config(project, auth_server, PETSTORE_OAUTH_JWKS_URL=f"{auth_server.origin}/jwks"), RESOURCE)
+    verifier = oauth.OAuthVerifier(config(project, auth_server, PETSTORE_MCP_OAUTH_JWKS_URL=f"{auth_server.origin}/jwks"), RESOURCE)
     auth_server.padding = oauth.MAX_DOCUMENT_BYTES + 1
     with pytest.raises(oauth.Unavailable, match="bytes"):
         await verifier.check(auth_server.token(RESOURCE))
@@ -157,9 +157,9 @@ class _OctKey:
 
 async def test_introspection_active_inactive_and_cached(project: Project, auth_server: AuthServer) -> None:
     env = {
-        "PETSTORE_OAUTH_INTROSPECTION_URL": f"{auth_server.origin}/introspect",
-        "PETSTORE_OAUTH_CLIENT_ID": CLIENT_ID,
-        "PETSTORE_OAUTH_CLIENT_SECRET": CLIENT_SECRET,
+        "PETSTORE_MCP_OAUTH_INTROSPECTION_URL": f"{auth_server.origin}/introspect",
+        "PETSTORE_MCP_OAUTH_CLIENT_ID": CLIENT_ID,
+        "PETSTORE_MCP_OAUTH_CLIENT_SECRET": CLIENT_SECRET,
     }
     verifier = oauth.OAuthVerifier(config(project, auth_server, **env), RESOURCE)
     exp = int(time.time()) + 120
@@ -178,7 +178,7 @@ async def test_introspection_active_inactive_and_cached(project: Project, auth_s
     ]:
         with pytest.raises(oauth.Refused, match=why):
             await verifier.check(auth_server.opaque(answer))
-    wrong = oauth.OAuthVerifier(config(project, auth_server, **{**env, "PETSTORE_OAUTH_CLIENT_SECRET": "wrong"}), RESOURCE)
+    wrong = oauth.OAuthVerifier(config(project, auth_server, **{**env, "PETSTORE_MCP_OAUTH_CLIENT_SECRET": "wrong"}), RESOURCE)
     with pytest.raises(oauth.Unavailable, match="401"):
         await wrong.check(active)
 
@@ -256,28 +256,28 @@ def test_oauth_settings_parse_and_explain(project: Project) -> None:
     loaded = settings.load(
         project,
         {
-            "PETSTORE_AUTH": "OAuth",
-            "PETSTORE_OAUTH_ISSUER": "https://as.example",
-            "PETSTORE_OAUTH_RESOURCE": RESOURCE,
-            "PETSTORE_OAUTH_ALGORITHMS": "ES256, EdDSA",
-            "PETSTORE_OAUTH_CLIENT_SECRET": "hush-hush-hush",
+            "PETSTORE_MCP_AUTH": "OAuth",
+            "PETSTORE_MCP_OAUTH_ISSUER": "https://as.example",
+            "PETSTORE_MCP_OAUTH_RESOURCE": RESOURCE,
+            "PETSTORE_MCP_OAUTH_ALGORITHMS": "ES256, EdDSA",
+            "PETSTORE_MCP_OAUTH_CLIENT_SECRET": "hush-hush-hush",
         },
     )
     assert (loaded.auth, loaded.oauth_issuer, loaded.oauth_resource) == ("oauth", "https://as.example", RESOURCE)
     assert loaded.oauth_algorithms == ("ES256", "EdDSA")
-    assert loaded.secrets["PETSTORE_OAUTH_CLIENT_SECRET"] == "hush-hush-hush"  # redacted everywhere
+    assert loaded.secrets["PETSTORE_MCP_OAUTH_CLIENT_SECRET"] == "hush-hush-hush"  # redacted everywhere
     assert settings.load(project, {}).auth == "token"
     cases = [
-        ({"PETSTORE_AUTH": "bearer"}, "PETSTORE_AUTH='bearer': expected token"),
-        ({"PETSTORE_AUTH": "oauth"}, "PETSTORE_AUTH=oauth needs PETSTORE_OAUTH_ISSUER"),
-        ({"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "as.example"}, "PETSTORE_OAUTH_ISSUER='as.example'"),
-        ({"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://a", "PETSTORE_OAUTH_ALGORITHMS": "HS256"}, "never none or HS*"),
-        ({"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://a", "PETSTORE_MCP_TOKEN": "t" * 32}, "exclusive"),
+        ({"PETSTORE_MCP_AUTH": "bearer"}, "PETSTORE_MCP_AUTH='bearer': expected token"),
+        ({"PETSTORE_MCP_AUTH": "oauth"}, "PETSTORE_MCP_AUTH=oauth needs PETSTORE_MCP_OAUTH_ISSUER"),
+        ({"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_ISSUER": "as.example"}, "PETSTORE_MCP_OAUTH_ISSUER='as.example'"),
+        ({"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_ISSUER": "https://a", "PETSTORE_MCP_OAUTH_ALGORITHMS": "HS256"}, "never none or HS*"),
+        ({"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_ISSUER": "https://a", "PETSTORE_MCP_TOKEN": "t" * 32}, "exclusive"),
         (
-            {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://a", "PETSTORE_OAUTH_INTROSPECTION_URL": "https://a/i"},
-            "needs PETSTORE_OAUTH_CLIENT_ID and PETSTORE_OAUTH_CLIENT_SECRET",
+            {"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_ISSUER": "https://a", "PETSTORE_MCP_OAUTH_INTROSPECTION_URL": "https://a/i"},
+            "needs PETSTORE_MCP_OAUTH_CLIENT_ID and PETSTORE_MCP_OAUTH_CLIENT_SECRET",
         ),
-        ({"PETSTORE_OAUTH_JWKS_URL": "https://a/jwks"}, "PETSTORE_OAUTH_JWKS_URL is set but PETSTORE_AUTH is not 'oauth'"),
+        ({"PETSTORE_MCP_OAUTH_JWKS_URL": "https://a/jwks"}, "PETSTORE_MCP_OAUTH_JWKS_URL is set but PETSTORE_MCP_AUTH is not 'oauth'"),
     ]
     for environ, message in cases:
         with pytest.raises(settings.SettingsError, match=message.replace("*", r"\*").replace("(", r"\(")):
@@ -285,15 +285,15 @@ def test_oauth_settings_parse_and_explain(project: Project) -> None:
 
 
 def test_oauth_counts_as_protection_beyond_loopback(project: Project) -> None:
-    environ = {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_ISSUER": "https://as.example"}
+    environ = {"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_ISSUER": "https://as.example"}
     assert settings.check_environment(project, environ, [], http_host="127.0.0.1").auth == "oauth"
-    with pytest.raises(settings.SettingsError, match="set PETSTORE_OAUTH_RESOURCE to the URL") as refused:
+    with pytest.raises(settings.SettingsError, match="set PETSTORE_MCP_OAUTH_RESOURCE to the URL") as refused:
         settings.check_environment(project, environ, [], http_host="0.0.0.0")
     assert "MCP_TOKEN" not in str(refused.value)
-    environ["PETSTORE_OAUTH_RESOURCE"] = RESOURCE
+    environ["PETSTORE_MCP_OAUTH_RESOURCE"] = RESOURCE
     assert settings.check_environment(project, environ, [], http_host="0.0.0.0").auth == "oauth"
     with pytest.raises(settings.SettingsError, match="PETSTORE_MCP_TOKEN"):
         settings.check_environment(project, {}, [], http_host="0.0.0.0")
     with pytest.raises(settings.SettingsError) as refused:  # a malformed OAuth setting: said once
-        settings.check_environment(project, {"PETSTORE_AUTH": "oauth", "PETSTORE_OAUTH_RESOURCE": RESOURCE}, [], http_host="0.0.0.0")
-    assert "PETSTORE_OAUTH_ISSUER" in str(refused.value) and "MCP_TOKEN" not in str(refused.value)
+        settings.check_environment(project, {"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_RESOURCE": RESOURCE}, [], http_host="0.0.0.0")
+    assert "PETSTORE_MCP_OAUTH_ISSUER" in str(refused.value) and "MCP_TOKEN" not in str(refused.value)

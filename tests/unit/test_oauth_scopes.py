@@ -76,7 +76,7 @@ def test_generated_tools_json_and_project_py_carry_the_scopes(tmp_path: Path) ->
     assert "default_scopes=(\"api\",)" in (package / "project.py").read_text()
     text = (out / "mcpgen.toml").read_text()
     assert 'default_scopes = ["api"]' in text and 'scopes = ["x", "y"]' in text and "scopes = []" in text
-    assert "SPEC_OAUTH_ISSUER" in (out / "README.md").read_text() or "_OAUTH_ISSUER" in (out / "README.md").read_text()
+    assert "SPEC_MCP_OAUTH_ISSUER" in (out / "README.md").read_text() or "_MCP_OAUTH_ISSUER" in (out / "README.md").read_text()
 
 
 def test_project_file_round_trips_scopes(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ def on_call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """Called with a tool's arguments before they are validated; return the arguments to use.
 
     Example: fill in a default from the environment, or log the call. Over HTTP with
-    INVENTORY_AUTH=oauth, `principal()` is the caller
+    INVENTORY_MCP_AUTH=oauth, `principal()` is the caller
     (`from .runtime.oauth import principal`).
     """
     return arguments
