@@ -4,12 +4,18 @@ whatever the reading decides, the result is black's, byte for byte."""
 from __future__ import annotations
 
 import ast
+import json
+from pathlib import Path
 
 import black
 import pytest
 
+from mcpgen.api import generate_openapi
+from mcpgen.options import Options
 from mcpgen.rendering.render import docstring_literal
 from mcpgen.writer import _MODE, _format_statements, format_files, long_lines
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 # Descriptions as specs write them: what docstring_literal must lay out as black does.
 DESCRIPTIONS = [
@@ -117,3 +123,30 @@ def test_black_leaves_a_long_string_key_and_name_entry_as_it_is() -> None:
     source = f"def f():\n    return g(\n        {{\n{entry}\n        }},\n    )\n"
     assert black.format_str(source, mode=_MODE) == source
     assert long_lines(source) == []
+
+
+_NO_MODELS = {
+    "openapi": "3.0.3",
+    "info": {"title": "Plain", "version": "1"},
+    "paths": {"/ping": {"get": {"operationId": "ping", "responses": {"204": {"description": "none"}}}}},
+}
+
+
+@pytest.mark.parametrize("spec", ["petstore.yaml", "bookshelf.yaml", "no-models.json"])
+def test_the_typed_api_and_models_written_without_black_are_as_black_writes_them(spec: str, tmp_path: Path) -> None:
+    # The templates write the typed API and models in black's layout so that black can be
+    # skipped for them: every such file must be what black would make of it.
+    source = tmp_path / spec
+    if spec == "no-models.json":
+        source.write_text(json.dumps(_NO_MODELS))
+    else:
+        source.write_bytes((SAMPLES / spec).read_bytes())
+    out = tmp_path / "out"
+    generate_openapi(source, Options(output=out, force=True))
+    package = next(p for p in (out / "src").iterdir() if p.is_dir())
+    checked = [package / "operations.py", *sorted((package / "models").rglob("*.py"))]
+    for path in checked:
+        if path.exists():
+            text = path.read_text()
+            assert black.format_str(text, mode=_MODE) == text, path.relative_to(out)
+    assert (package / "operations.py").exists()
