@@ -132,6 +132,9 @@ class Tool:
     # OAuth scopes a caller needs (PREFIX_AUTH=oauth): alternatives, each a set all of whose
     # scopes are needed; None: not stated, the project's `default_scopes` apply.
     scopes: tuple[tuple[str, ...], ...] | None = None
+    # Ask the user (elicitation) before the upstream request: `[tools.X] confirm`, else
+    # `[options] confirm` (mcpgen.transforms.overrides.apply_confirm); None: not stated.
+    confirm: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
