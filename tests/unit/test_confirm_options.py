@@ -79,3 +79,16 @@ def test_confirm_round_trips_through_the_project_file(tmp_path: Path) -> None:
     ))
     (tmp_path / "mcpgen.toml").write_text(render_project_file(original, "getThings"))
     assert read_project_file(tmp_path)[0] == original
+
+
+def test_a_python_tool_cannot_be_confirmed_by_mcpgen(tmp_path: Path) -> None:
+    from mcpgen.api import generate_python
+
+    source = tmp_path / "m.py"
+    source.write_text('def remove(n: int) -> int:\n    """Removes n."""\n    return n\n')
+    options = Options(output=tmp_path / "out", force=True, overrides=(ToolOverride(key="remove", confirm=True),))
+    with pytest.raises(GenerationError) as caught:
+        generate_python(str(source), options)
+    (error,) = [d for d in caught.value.diagnostics if "confirm" in d.message]
+    assert error.message == "tools.remove.confirm: only OpenAPI tools are confirmed by mcpgen"
+    assert error.hint is not None and "ctx.elicit()" in error.hint
