@@ -4,6 +4,7 @@ and `confirm_tools` in the generated project.py."""
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -25,14 +26,13 @@ def _generate(tmp_path: Path, **options: object) -> tuple[str, ...]:
     path.write_text(json.dumps(document))
     out = tmp_path / "out"
     generate_openapi(path, Options(output=out, force=True, **options))  # type: ignore[arg-type]
-    namespace: dict[str, object] = {}
     text = next(out.glob("src/*/project.py")).read_text()
     marker = "confirm_tools=("
     if marker not in text:
         return ()
     start = text.index(marker) + len(marker) - 1
-    exec("value = " + text[start : text.index(")", start) + 1], namespace)  # a tuple of str literals
-    return tuple(namespace["value"])  # type: ignore[call-overload]
+    value = ast.literal_eval(text[start : text.index(")", start) + 1])  # a tuple of str literals
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 def test_nothing_is_confirmed_unless_asked(tmp_path: Path) -> None:
