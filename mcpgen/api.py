@@ -35,7 +35,7 @@ from mcpgen.project.sync import Plan, apply, plan
 from mcpgen.rendering.render import render_project, render_user_files, runtime_files, wire_tool
 from mcpgen.transforms import resources
 from mcpgen.transforms.icons import apply_icons
-from mcpgen.transforms.overrides import apply_overrides
+from mcpgen.transforms.overrides import apply_confirm, apply_overrides
 from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree
 
@@ -259,6 +259,10 @@ def apply_tool_overrides(project: Project, options: Options, notes: Diagnostics)
     return apply_overrides(project, options.overrides, notes)
 
 
+def decide_confirmations(project: Project, options: Options, notes: Diagnostics) -> Project:
+    return apply_confirm(project, options.confirm)
+
+
 def route_operations(project: Project, options: Options, notes: Diagnostics) -> Project:
     return resources.apply_routes(project, options.routes, notes)
 
@@ -338,6 +342,7 @@ def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
 PASSES: tuple[Pass, ...] = (
     apply_icons,  # before the overrides: a tool's own icons replace its tag's
     apply_tool_overrides,
+    decide_confirmations,  # after the overrides: their confirm and annotations win
     route_operations,
     bind_resources,
     add_prompts,

@@ -129,9 +129,12 @@ class Tool:
     # advertises a simpler `input_schema` (None: the advertised one is the full one).
     input_validation: JsonSchema | None = None
     icons: tuple[Icon, ...] = ()
-    # OAuth scopes a caller needs (PREFIX_AUTH=oauth): alternatives, each a set all of whose
+    # OAuth scopes a caller needs (PREFIX_MCP_AUTH=oauth): alternatives, each a set all of whose
     # scopes are needed; None: not stated, the project's `default_scopes` apply.
     scopes: tuple[tuple[str, ...], ...] | None = None
+    # Ask the user (elicitation) before the upstream request: `[tools.X] confirm`, else
+    # `[options] confirm` (mcpgen.transforms.overrides.apply_confirm); None: not stated.
+    confirm: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

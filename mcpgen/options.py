@@ -49,7 +49,7 @@ ROUTE_ACTIONS: tuple[str, ...] = get_args(RouteAction)
 
 # Options that mean something for one kind of source only.
 OPENAPI_ONLY = frozenset(
-    {"models", "resources", "allow_remote_refs", "allow_refs_outside", "filters", "routes", "tag_icons"}
+    {"models", "resources", "allow_remote_refs", "allow_refs_outside", "filters", "routes", "tag_icons", "confirm"}
 )
 PYTHON_ONLY = frozenset({"include", "exclude", "resource_functions"})
 
@@ -80,6 +80,23 @@ def _expect(words: str, **constraints: Any) -> Any:
 
 
 Strings = Annotated[tuple[str, ...], BeforeValidator(_as_tuple), _expect("a list of strings")]
+# Which OpenAPI tools ask the user before their upstream request: HTTP methods, or
+# "destructive" (every tool whose destructiveHint is true); `[tools.X] confirm` wins.
+ConfirmRule = Literal["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "destructive"]
+
+
+def _confirm_rules(value: object) -> object:
+    value = _one_or_many(value)
+    if not isinstance(value, tuple):
+        return value
+    return tuple(v if not isinstance(v, str) or v.lower() == "destructive" else v.upper() for v in value)
+
+
+ConfirmRules = Annotated[
+    tuple[ConfirmRule, ...],
+    BeforeValidator(_confirm_rules),
+    _expect('"destructive" or a list of HTTP methods such as ["DELETE", "PUT"]'),
+]
 Methods = Annotated[tuple[HttpMethod, ...], BeforeValidator(_upper), _expect("a list of HTTP methods")]
 Flag = Annotated[bool, _expect("true or false")]
 Hint = Annotated[bool | None, _expect("true or false")]
@@ -152,6 +169,8 @@ class ToolOverride(_Model):
     icons: Icons = ()
     # OAuth scopes a caller needs for this tool (all of them), instead of the spec's; [] = none
     scopes: Annotated[tuple[str, ...] | None, BeforeValidator(_as_tuple), _expect("a list of strings")] = None
+    # ask the user (elicitation) before the upstream request; None: as `[options] confirm` says
+    confirm: Hint = None
 
 
 ANNOTATION_HINTS = ("read_only", "destructive", "idempotent", "open_world")
@@ -264,7 +283,7 @@ class Options(_Model):
     tool_mode: Annotated[ToolMode, _expect('"static" or "dynamic"')] = DEFAULT_TOOL_MODE
     # tools per tools/list page (the server's env var overrides it)
     page_size: Annotated[int, _expect("a positive integer", ge=1)] = DEFAULT_PAGE_SIZE
-    default_scopes: Strings = ()  # OAuth scopes of tools whose operation states none (PREFIX_AUTH=oauth)
+    default_scopes: Strings = ()  # OAuth scopes of tools whose operation states none (PREFIX_MCP_AUTH=oauth)
     max_response_chars: Annotated[
         int, _expect(f"an integer of at least {MIN_MAX_RESPONSE_CHARS}", ge=MIN_MAX_RESPONSE_CHARS)
     ] = DEFAULT_MAX_RESPONSE_CHARS
@@ -278,6 +297,7 @@ class Options(_Model):
     icons: Icons = ()  # the server's (serverInfo.icons); OpenAPI's `info.x-logo` when not given
     # OpenAPI tag -> icons of its operations' tools (a tool's own `[tools.<name>] icons` win)
     tag_icons: Annotated[dict[str, Icons], Field(strict=False), _expect("a table of tag = [{ src = ... }]")] = {}
+    confirm: ConfirmRules = ()  # OpenAPI tools that ask the user before calling (see ConfirmRule)
 
     @field_validator("name", "client_profile", mode="before")
     @classmethod

@@ -104,6 +104,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
             "annotations": [(k, getattr(o, k)) for k in ANNOTATION_HINTS if getattr(o, k) is not None],
             "icons": _icons_toml(o.icons),
             "scopes": o.scopes,
+            "confirm": o.confirm,
         }
         for o in options.overrides
     ]
@@ -133,6 +134,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         if options.tag_icons
         else "",
         default_scopes=options.default_scopes,
+        confirm=_toml(list(options.confirm)),
     )
     tables = [_prompt_table(p) for p in options.prompts]
     tables += [_route_table(r) for r in options.routes]

@@ -547,6 +547,7 @@ def render_project(project: Project) -> dict[str, str]:
         "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
         "default_scopes": project.default_scopes,
         "context_tools": tuple(t.name for t in project.tools if t.call and t.call.context),
+        "confirm_tools": tuple(t.name for t in project.tools if t.confirm),
     }
     pkg = f"src/{project.package}"
     files = {

@@ -328,12 +328,18 @@ def _input_validator(name: str) -> Any:
     return patterns.validator(entry.get("inputValidation") or entry["tool"]["inputSchema"])
 
 
-async def _call_http(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+async def _call_http(name: str, arguments: dict[str, Any]) -> Answer:
     from . import upstream
 
     problems = _errors(_input_validator(name), arguments)
     if problems:
         return error_result("Invalid arguments:\n" + "\n".join(problems))
+    if name in current().confirm_tools:  # the user says yes first (mcpgen.toml `confirm`)
+        from . import confirm
+
+        refused = await confirm.check(name, tool_table()[name]["http"], arguments)
+        if refused is not None:
+            return refused
     try:
         response = await _with_heartbeat(
             lambda: upstream.send(tool_table()[name]["http"], arguments)
@@ -576,7 +582,7 @@ def server() -> Server:
             **handlers,
         )
     served.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
-    if project.context_tools:
+    if project.context_tools or project.confirm_tools:
         served.middleware.append(_request_state_boundary())
         # `ctx.info()` & co. warn on every call (deprecated at 2026-07-28): served all the same.
         warnings.filterwarnings("ignore", category=MCPDeprecationWarning)

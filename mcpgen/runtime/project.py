@@ -56,6 +56,8 @@ class Project:
     default_scopes: tuple[str, ...] = ()
     # Python tools whose function takes the request's Context (progress, logging, elicitation).
     context_tools: tuple[str, ...] = ()
+    # OpenAPI tools that ask the user (elicitation) before their upstream request (`confirm`)
+    confirm_tools: tuple[str, ...] = ()
 
     def read_json(self, file: str) -> Any:
         """One of the package's data files, parsed."""

@@ -52,7 +52,7 @@ from .project import current
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ClientUnsupported", "InputRequired", "Rounds", "request", "set_level"]
+__all__ = ["ClientUnsupported", "InputRequired", "Rounds", "request", "session", "set_level"]
 
 R = TypeVar("R", bound=BaseModel)
 # The request being served, with its params: set around each tools/call (see app.call_tool).
@@ -126,6 +126,11 @@ def make(ctx: ServerRequestContext, rounds: Rounds) -> Any:
     session = _Session(ctx, rounds)
     inner = dataclasses.replace(ctx, session=cast(Any, session))
     return Context(request_context=inner, mcp_server=cast(Any, _OwnResources()))
+
+
+def session(ctx: ServerRequestContext, rounds: Rounds) -> Any:
+    """The request's session with this server's rules (what `make`'s Context asks through)."""
+    return _Session(ctx, rounds)
 
 
 def _modern(ctx: ServerRequestContext) -> bool:

@@ -73,10 +73,33 @@ def _overridden(tool: Tool, override: ToolOverride, diagnostics: Diagnostics) ->
         changes["icons"] = checked(override.icons, f"tools.{tool.name}.icons", diagnostics)
     if override.scopes is not None:
         changes["scopes"] = (tuple(sorted(set(override.scopes))),)
+    if override.confirm is not None:
+        changes["confirm"] = override.confirm
+        if override.confirm and tool.route is None:
+            diagnostics.error(
+                f"tools.{tool.name}.confirm: only OpenAPI tools are confirmed by mcpgen",
+                f"tools.{tool.name}.confirm",
+                "a Python tool asks the user itself: take a Context parameter and call ctx.elicit(); "
+                "remove `confirm`",
+            )
     hints = {h: getattr(override, h) for h in _HINTS if getattr(override, h) is not None}
     if hints:
         changes["annotations"] = _hints(tool, hints, diagnostics)
     return replace(tool, **changes)  # type: ignore[arg-type]
+
+
+def apply_confirm(project: Project, rules: tuple[str, ...]) -> Project:
+    """Each OpenAPI tool's `confirm` decided: a tool's own `[tools.X] confirm` wins, else
+    `[options] confirm` (its HTTP method listed, or "destructive" and its destructiveHint)."""
+    tools = []
+    for tool in project.tools:
+        if tool.confirm is None and tool.route is not None:
+            wanted = tool.route.method.upper() in rules or (
+                "destructive" in rules and tool.annotations.destructive is True
+            )
+            tool = replace(tool, confirm=wanted)
+        tools.append(tool)
+    return replace(project, tools=tuple(tools))
 
 
 def _hints(tool: Tool, given: dict[str, bool], diagnostics: Diagnostics) -> Annotations:
