@@ -10,6 +10,7 @@ gets an isError refusal saying how to enable the call, and nothing is sent.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -22,6 +23,8 @@ from mcp import Client, StdioServerParameters, stdio_client, types
 
 from mcpgen.api import generate_openapi
 from mcpgen.options import Options, ToolOverride
+from tests.clients.harness import run_client, stdio_target
+from tests.npm import ensure_installed, package_path
 
 from .conftest import PACKAGE, PETSTORE, http_server, shared_env
 from .upstream import Upstream
@@ -148,3 +151,51 @@ async def test_a_client_that_cannot_be_asked_is_told_how_to_enable(
     else:
         assert user.asked == []
     assert deletes(upstream) == []
+
+
+# -- TypeScript clients (SDK 1.x and 2.x: both negotiate 2025-11-25) ---------------------------
+
+
+@pytest.fixture(scope="module")
+def sessions_url(project: Path, upstream: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("confirm-logs") / "sessions.log"
+    with http_server(PACKAGE, {**shared_env(project, upstream), "PETSTORE_HTTP_SESSIONS": "1"}, log) as port:
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+TS_DELETE = [{"name": "deletePet", "arguments": {"petId": 1, "X-Reason": "adopted"}}]
+TS_ANSWERS = {
+    "accept": {"elicit": {"action": "accept", "content": {"confirmed": True}}},
+    "decline": {"elicit": {"action": "decline"}},
+    "no capability": None,
+}
+
+
+@pytest.mark.parametrize("sdk", ["ts-v1", "ts-v2"])
+@pytest.mark.parametrize("target", ["stdio", "sessions"])
+@pytest.mark.parametrize("answer", list(TS_ANSWERS))
+def test_typescript_clients_confirm(
+    request: pytest.FixtureRequest, project: Path, upstream: Upstream, sdk: str, target: str, answer: str
+) -> None:
+    ensure_installed(package_path("@modelcontextprotocol/sdk", "package.json"),
+                     package_path("@modelcontextprotocol/client", "package.json"))
+    where = stdio_target(PACKAGE) if target == "stdio" else [request.getfixturevalue("sessions_url")]
+    env = {**shared_env(project, upstream), "PATH": os.environ.get("PATH", "")}
+    report = run_client(sdk, TS_DELETE, where, env, answers=TS_ANSWERS[answer])
+    if sdk == "ts-v2" or target != "stdio":  # 1.x over stdio does not tell its version
+        assert report["protocolVersion"] == "2025-11-25", report
+    (call,) = report["calls"]
+    assert call["ok"], report  # the client threw nothing: the question and the answer were valid to it
+    if answer == "accept":
+        assert call["isError"] is False, report
+        assert deletes(upstream) == ["/api/v3/pet/1"]
+        (asked,) = report["elicitations"]
+        assert "DELETE /pet/1" in asked and "adopted" in asked
+        return
+    assert call["isError"] is True and deletes(upstream) == [], report
+    if answer == "decline":
+        assert len(report["elicitations"]) == 1
+        assert "not confirmed by the user" in call["texts"][0]
+    else:
+        assert report["elicitations"] == []
+        assert "the client does not support elicitation" in call["texts"][0]
