@@ -596,30 +596,31 @@ def _redis_url(variable: str, raw: str) -> str:
     return raw
 
 
-def _redis_failure(variable: str, raw: str) -> RedisFailure:
-    modes: dict[str, RedisFailure] = {"open": "open", "closed": "closed"}
-    if raw.lower() in modes:
-        return modes[raw.lower()]
-    raise SettingsError(
-        f"{variable}={raw!r}: expected open (apply the limits per replica while Redis is "
-        "unreachable) or closed (refuse calls)"
-    )
+def _choice(modes: dict[str, T], expected: str) -> Callable[[str, str], T]:
+    """A parser of one of `modes` (any case); `expected` says what each means."""
+
+    def parse(variable: str, raw: str) -> T:
+        if raw.lower() in modes:
+            return modes[raw.lower()]
+        raise SettingsError(f"{variable}={raw!r}: expected {expected}")
+
+    return parse
 
 
-def _audit_mode(variable: str, raw: str) -> AuditMode:
-    modes: dict[str, AuditMode] = {"full": "full", "minimal": "minimal", "off": "off"}
-    if raw.lower() in modes:
-        return modes[raw.lower()]
-    raise SettingsError(f"{variable}={raw!r}: expected full, minimal or off")
+_redis_failure: Callable[[str, str], RedisFailure] = _choice(
+    {"open": "open", "closed": "closed"},
+    "open (apply the limits per replica while Redis is unreachable) or closed (refuse calls)",
+)
+_audit_mode: Callable[[str, str], AuditMode] = _choice(
+    {"full": "full", "minimal": "minimal", "off": "off"}, "full, minimal or off"
+)
 
 
 def _auth_mode(variable: str, raw: str) -> AuthMode:
+    token = variable.removesuffix("MCP_AUTH") + "MCP_TOKEN"
     modes: dict[str, AuthMode] = {"token": "token", "oauth": "oauth"}
-    if raw.lower() in modes:
-        return modes[raw.lower()]
-    raise SettingsError(
-        f"{variable}={raw!r}: expected token (the static {variable[:-4]}MCP_TOKEN, or none) or oauth"
-    )
+    expected = f"token (the static {token}, or none) or oauth (OAuth 2.1 access tokens)"
+    return _choice(modes, expected)(variable, raw)
 
 
 def _algorithms(variable: str, raw: str) -> tuple[str, ...]:
@@ -633,14 +634,11 @@ def _algorithms(variable: str, raw: str) -> tuple[str, ...]:
     return names
 
 
-def _http_response(variable: str, raw: str) -> HttpResponse:
-    modes: dict[str, HttpResponse] = {"sse": "sse", "json": "json"}
-    if raw.lower() in modes:
-        return modes[raw.lower()]
-    raise SettingsError(
-        f"{variable}={raw!r}: expected sse (progress and log notifications reach the client) "
-        "or json (one JSON body per request, no notifications)"
-    )
+_http_response: Callable[[str, str], HttpResponse] = _choice(
+    {"sse": "sse", "json": "json"},
+    "sse (progress and log notifications reach the client) "
+    "or json (one JSON body per request, no notifications)",
+)
 
 
 def _state_keys(variable: str, raw: str) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ introspection), scopes per tool, and the OAuth settings."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -268,7 +269,7 @@ def test_oauth_settings_parse_and_explain(project: Project) -> None:
     assert loaded.secrets["PETSTORE_MCP_OAUTH_CLIENT_SECRET"] == "hush-hush-hush"  # redacted everywhere
     assert settings.load(project, {}).auth == "token"
     cases = [
-        ({"PETSTORE_MCP_AUTH": "bearer"}, "PETSTORE_MCP_AUTH='bearer': expected token"),
+        ({"PETSTORE_MCP_AUTH": "bearer"}, "PETSTORE_MCP_AUTH='bearer': expected token (the static PETSTORE_MCP_TOKEN, or none)"),
         ({"PETSTORE_MCP_AUTH": "oauth"}, "PETSTORE_MCP_AUTH=oauth needs PETSTORE_MCP_OAUTH_ISSUER"),
         ({"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_ISSUER": "as.example"}, "PETSTORE_MCP_OAUTH_ISSUER='as.example'"),
         ({"PETSTORE_MCP_AUTH": "oauth", "PETSTORE_MCP_OAUTH_ISSUER": "https://a", "PETSTORE_MCP_OAUTH_ALGORITHMS": "HS256"}, "never none or HS*"),
@@ -280,7 +281,7 @@ def test_oauth_settings_parse_and_explain(project: Project) -> None:
         ({"PETSTORE_MCP_OAUTH_JWKS_URL": "https://a/jwks"}, "PETSTORE_MCP_OAUTH_JWKS_URL is set but PETSTORE_MCP_AUTH is not 'oauth'"),
     ]
     for environ, message in cases:
-        with pytest.raises(settings.SettingsError, match=message.replace("*", r"\*").replace("(", r"\(")):
+        with pytest.raises(settings.SettingsError, match=re.escape(message)):
             settings.load(project, environ)
 
 
