@@ -18,6 +18,8 @@ from __future__ import annotations
 import hmac
 import json
 import socket
+from collections.abc import Sequence
+from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -77,21 +79,32 @@ class BearerGate:
 
 
 async def _unauthorized(send: Send) -> None:
-    body = json.dumps(
-        {"error": "unauthorized", "message": "send 'Authorization: Bearer <token>'"}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer realm="mcp"'),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    body = {"error": "unauthorized", "message": "send 'Authorization: Bearer <token>'"}
+    await respond_json(send, 401, body, ((b"www-authenticate", b'Bearer realm="mcp"'),))
+
+
+async def respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    headers: Sequence[tuple[bytes, bytes]] = (),
+    head_only: bool = False,
+) -> None:
+    """A whole HTTP response; `head_only` (HEAD) sends the headers of `body` without it."""
+    length = (b"content-length", str(len(body)).encode())
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, length]})
+    await send({"type": "http.response.body", "body": b"" if head_only else body})
+
+
+async def respond_json(
+    send: Send,
+    status: int,
+    document: Any,
+    headers: Sequence[tuple[bytes, bytes]] = (),
+    head_only: bool = False,
+) -> None:
+    body = json.dumps(document).encode()
+    await respond(send, status, body, [(b"content-type", b"application/json"), *headers], head_only)
 
 
 class Greeter:
@@ -120,18 +133,8 @@ def _greeting(name: str) -> str:
 
 
 async def _plain(send: Send, status: int, text: str, head_only: bool = False) -> None:
-    body = text.encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": b"" if head_only else body})
+    headers = [(b"content-type", b"text/plain; charset=utf-8")]
+    await respond(send, status, text.encode(), headers, head_only)
 
 
 HEALTH_PATH = "/healthz"
@@ -149,21 +152,8 @@ class Health:
             and scope.get("path") == HEALTH_PATH
             and scope.get("method") in ("GET", "HEAD")
         ):
-            body = json.dumps(await health()).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"cache-control", b"no-store"),
-                    ],
-                }
-            )
-            await send(
-                {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
-            )
+            no_store = ((b"cache-control", b"no-store"),)
+            await respond_json(send, 200, await health(), no_store, scope["method"] == "HEAD")
             return
         await self.app(scope, receive, send)
 

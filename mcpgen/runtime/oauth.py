@@ -55,6 +55,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import settings
 from .catalog import tool_table
+from .http_guard import respond, respond_json
 from .project import current as current_project
 
 T = TypeVar("T")
@@ -466,7 +467,7 @@ class OAuthGate:
             await self._challenge(send, 401, "invalid_token", str(exc))
             return
         except Unavailable as exc:
-            await _json(send, 503, {"error": "temporarily_unavailable", "message": str(exc)})
+            await respond_json(send, 503, {"error": "temporarily_unavailable", "message": str(exc)})
             return
         held = _principal.set(caller)
         user = AuthenticatedUser(access_token(token, caller, self.verifier.resource))
@@ -507,14 +508,14 @@ class OAuthGate:
 
     async def _metadata(self, scope: Scope, send: Send) -> None:
         if scope.get("method") == "OPTIONS":
-            await _send(send, 204, b"", _CORS)
+            await respond(send, 204, b"", _CORS)
             return
         if scope.get("method") not in ("GET", "HEAD"):
-            await _json(send, 405, {"error": "method not allowed"})
+            await respond_json(send, 405, {"error": "method not allowed"})
             return
         body = metadata_document(self.verifier.resource, self.verifier.issuer)
         headers = [(b"content-type", b"application/json"), *_CORS]
-        await _send(send, 200, b"" if scope["method"] == "HEAD" else body, headers, len(body))
+        await respond(send, 200, body, headers, scope["method"] == "HEAD")
 
     async def _challenge(
         self, send: Send, status: int, error: str | None, description: str, scope: str | None = None
@@ -527,7 +528,7 @@ class OAuthGate:
             parts.append(f'scope="{_quoted(wanted)}"')
         header = ("Bearer " + ", ".join(parts)).encode()
         body = {"error": error or "unauthorized", "error_description": description}
-        await _json(send, status, body, ((b"www-authenticate", header),))
+        await respond_json(send, status, body, ((b"www-authenticate", header),))
 
 
 def _tool_refusal(body: bytes) -> tuple[str, str] | None:
@@ -578,28 +579,3 @@ def _bearer(scope: Scope) -> str | None:
 def _quoted(text: str) -> str:
     """Text fit for a quoted-string of a header: printable ASCII, no quote or backslash."""
     return "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "?" for c in text)[:300]
-
-
-async def _json(
-    send: Send, status: int, body: dict[str, Any], headers: tuple[tuple[bytes, bytes], ...] = ()
-) -> None:
-    data = json.dumps(body).encode()
-    await _send(send, status, data, [(b"content-type", b"application/json"), *headers])
-
-
-async def _send(
-    send: Send,
-    status: int,
-    body: bytes,
-    headers: list[tuple[bytes, bytes]],
-    length: int | None = None,
-) -> None:
-    size = str(len(body) if length is None else length).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [*headers, (b"content-length", size)],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
