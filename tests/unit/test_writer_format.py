@@ -150,3 +150,21 @@ def test_the_typed_api_and_models_written_without_black_are_as_black_writes_them
             text = path.read_text()
             assert black.format_str(text, mode=_MODE) == text, path.relative_to(out)
     assert (package / "operations.py").exists()
+
+
+def test_formatting_across_processes_gives_what_one_process_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen import writer
+
+    long_field = "class A:\n    x: Annotated[str, Field(description='" + "d" * 90 + "')] = None\n"
+    files = {
+        "black.py": "x = {  'a':1 }\n",
+        "fields.py": long_field,
+        "kept.py": "y = 2\n",
+        "tools.json": "{}",
+    }
+    keep, lines = frozenset({"kept.py"}), frozenset({"fields.py"})
+    monkeypatch.setattr(writer, "_workers", lambda python_bytes: 1)
+    alone = format_files(files, keep, lines)
+    monkeypatch.setattr(writer, "_workers", lambda python_bytes: 2)
+    assert format_files(files, keep, lines) == alone
+    assert alone["kept.py"] == "y = 2\n" and alone["tools.json"] == "{}" and alone["black.py"] == 'x = {"a": 1}\n'
