@@ -1,5 +1,6 @@
-"""Typed models: the one datamodel-code-generator call, run in a forked process for big specs,
-and the index of which module holds each component schema's class."""
+"""Typed models: the one datamodel-code-generator call, run in a worker process forked before
+the spec is read (a process's first generation), else in a forked process for big specs, and
+the index of which module holds each component schema's class."""
 
 from __future__ import annotations
 
