@@ -7,6 +7,7 @@ an existing non-empty directory is only replaced with `force`.
 from __future__ import annotations
 
 import ast
+import gc
 import io
 import multiprocessing
 import os
@@ -159,36 +160,110 @@ def _format_statements(source: str, numbers: list[int], tree: ast.Module) -> str
     lines = source.split("\n")
     if any(number not in fields or _has_comment(lines[number]) for number in numbers):
         return None
-    # One black call for them all, each statement alone in a class of its own (a call costs
-    # milliseconds however short its input).
-    batch = "\n\n\n".join(f"class _{i}:\n{lines[number]}" for i, number in enumerate(numbers))
-    formatted = black.format_str(batch + "\n", mode=_MODE).split("\n")
-    heads = [i for i, line in enumerate(formatted) if line.startswith("class _")]
-    if len(heads) != len(numbers):
-        return None
-    bodies = [formatted[head + 1 : end] for head, end in zip(heads, [*heads[1:], len(formatted)], strict=True)]
-    for number, body in reversed(list(zip(numbers, bodies, strict=True))):
-        lines[number : number + 1] = [
-            line for line in body if line
-        ]  # without the blank lines between classes
+    laid_out = {number: _annotated_field(lines[number]) for number in numbers}
+    rest = [number for number, layout in laid_out.items() if layout is None]
+    if rest:
+        # One black call for them all, each statement alone in a class of its own (a call costs
+        # milliseconds however short its input).
+        batch = "\n\n\n".join(f"class _{i}:\n{lines[number]}" for i, number in enumerate(rest))
+        formatted = black.format_str(batch + "\n", mode=_MODE).split("\n")
+        heads = [i for i, line in enumerate(formatted) if line.startswith("class _")]
+        if len(heads) != len(rest):
+            return None
+        bodies = [formatted[head + 1 : end] for head, end in zip(heads, [*heads[1:], len(formatted)], strict=True)]
+        for number, body in zip(rest, bodies, strict=True):
+            laid_out[number] = [line for line in body if line]  # without the blank lines between classes
+    for number in sorted(numbers, reverse=True):
+        lines[number : number + 1] = laid_out[number] or []
     return "\n".join(lines)
 
 
+# A model field as datamodel-code-generator writes it: `    name: Annotated[type, Field(...)]`,
+# with `= None` (or True, False) when optional.
+_ANNOTATED_FIELD = re.compile(r"(    [A-Za-z_][A-Za-z0-9_]*: Annotated\[)(.*)(\])((?: = (?:None|True|False))?)")
+_STRING = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'""")
+_COMMA_BEFORE_CLOSING = re.compile(r",\s*[)\]}]")
+
+
+def _annotated_field(line: str) -> list[str] | None:
+    """black's layout of a too-long model field whose `Annotated[...]` fits on a line of its
+    own, without black (a black call costs ~1.5 ms a field; GitHub's models have 760 long
+    ones). black splits such a line at the last bracket pair, the subscript:
+    `    name: Annotated[` / `        type, Field(...)` / `    ]` + the default. None for any
+    other line, and where black would do otherwise or this reading cannot tell: a subscript
+    that does not fit either (black splits it further), a magic trailing comma, a default
+    short enough to be wrapped in parentheses instead (`] = (` / `None` / `)`), characters
+    black may count as two columns."""
+    found = _ANNOTATED_FIELD.fullmatch(line)
+    if found is None or not line.isascii():
+        return None
+    head, inner, close, default = found.groups()
+    code = _STRING.sub("", inner)  # the strings aside: quotes or brackets in them are text
+    if any(char in code for char in "\"'#\\"):
+        return None  # a string this reading does not follow, or a comment
+    depth = 0
+    for char in code:
+        depth += (char in "([{") - (char in ")]}")
+        if depth < 0:
+            return None  # the last `]` does not close `Annotated[`
+    if depth or code.rstrip().endswith(",") or _COMMA_BEFORE_CLOSING.search(code):
+        return None
+    if len(head) > LINE_LENGTH or inner != inner.strip():
+        return None
+    if default and len(line) - len(default) + len(" = (") <= LINE_LENGTH + 1:
+        return None  # black wraps the default instead (one column of margin)
+    if len(inner) + 8 <= LINE_LENGTH:
+        return [head, "        " + inner, "    " + close + default]
+    # One element a line, each with a comma (black's magic trailing comma after the last).
+    elements = _top_level_split(inner)
+    if elements is None or len(elements) < 2 or any(len(element) + 9 > LINE_LENGTH for element in elements):
+        return None
+    return [head, *(f"        {element}," for element in elements), "    " + close + default]
+
+
+def _top_level_split(inner: str) -> list[str] | None:
+    """`inner`'s comma-separated elements outside brackets and strings, stripped."""
+    elements, depth, start, at = [], 0, 0, 0
+    while at < len(inner):
+        char = inner[at]
+        if char in "\"'":
+            string = _STRING.match(inner, at)
+            if string is None:
+                return None
+            at = string.end()
+            continue
+        depth += (char in "([{") - (char in ")]}")
+        if char == "," and depth == 0:
+            elements.append(inner[start:at].strip())
+            start = at + 1
+        at += 1
+    elements.append(inner[start:].strip())
+    return elements if all(elements) else None
+
+
 def _format_all(items: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
-    """black is ~150 kB/s; a big spec's Python (GitHub: 1.5 MB to format, 3.5 MB of models
-    to parse) is split across processes. The output is the same either way: each file is
-    formatted alone."""
-    workers = _workers(sum(len(text) for _, text, how in items if how == "black"))
-    if workers <= 1 or len(items) < 2:
+    """black is ~150 kB/s; a big spec's Python to format (GitHub: 1.3 MB of typed API and
+    0.4 MB of models with long lines; its other 0.6 MB of models are only parsed) is split
+    across processes, while this one parses. The output is the same either way: each file
+    is formatted alone."""
+    costly = [item for item in items if item[2] != "parse"]
+    workers = _workers(sum(len(text) for _, text, _ in costly))
+    if workers <= 1 or len(costly) < 2:
         return [_format_one(item) for item in items]
-    # No costly file starts last; parsing costs a small fraction of formatting.
-    largest_first = sorted(
-        items, key=lambda item: -len(item[1]) if item[2] == "black" else -len(item[1]) // 16
-    )
+    # No costly file starts last.
+    largest_first = sorted(costly, key=lambda item: -len(item[1]))
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        # One file a task: chunks of the cost-sorted list would hand one worker the costly head.
-        return list(pool.map(_format_one, largest_first))
+    # The workers' garbage collector leaves this process's objects alone: walking them would
+    # copy every page the fork shares (a third more CPU, GitHub's spec being in memory).
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            # One file a task: chunks of the cost-sorted list would hand one worker the costly head.
+            formatted = pool.map(_format_one, largest_first)
+            parsed = [_format_one(item) for item in items if item[2] == "parse"]
+            return parsed + list(formatted)
+    finally:
+        gc.unfreeze()
 
 
 def _workers(python_bytes: int) -> int:

@@ -1,12 +1,15 @@
-"""Typed models: the one datamodel-code-generator call, run in a forked process for big specs,
-and the index of which module holds each component schema's class."""
+"""Typed models: the one datamodel-code-generator call, run in a worker process forked before
+the spec is read (a process's first generation), else in a forked process for big specs, and
+the index of which module holds each component schema's class."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import keyword
 import re
+import sys
 import tempfile
 import unicodedata
 import warnings
@@ -44,22 +47,75 @@ class ModelIndex:
 # parallel with the tool conversion (below it, the fork costs more than it saves).
 _FORK_MIN_SCHEMAS = 100
 Warnings = list[tuple[str, str]]  # (message, pointer)
+# A tiny spec run once in a worker before its real input arrives: datamodel-code-generator
+# imports most of itself on its first call (0.25 s of CPU), and the worker pays that while
+# the spec is still being read.
+_WARM_UP: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "warm-up", "version": "1"},
+    "paths": {},
+    "components": {"schemas": {"Warm": {"type": "object", "properties": {"a": {"type": "string"}}}}},
+}
+
+
+class ModelWorker:
+    """A process forked before the spec is read, to generate its typed models.
+
+    While the parent reads and checks the spec, the worker imports datamodel-code-generator
+    (the first call imports most of it); then it is sent the generator's input (the used
+    component schemas, already prepared) once, and answers once, like `ModelJob`'s child.
+    Started only for a process's first generation, and only while nothing has imported the
+    generator yet: a long-lived caller (a test session, a library user) has it imported after
+    that, and generates in-process or forks late, as before.
+    """
+
+    _started = False  # once per process
+
+    @classmethod
+    def start(cls) -> ModelWorker | None:
+        if cls._started or "datamodel_code_generator" in sys.modules or not _can_fork():
+            return None
+        cls._started = True
+        return cls()
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self.pipe, child_end = context.Pipe()
+        self.process = context.Process(target=_worker_child, args=(child_end, self.pipe), daemon=True)
+        self.process.start()
+        child_end.close()
+
+    def submit(self, source: dict[str, Any], names: list[str]) -> None:
+        self.pipe.send((source, names))
+
+    def close(self) -> None:
+        """Stop the worker if it is still running (never sent its input, or its answer
+        never read: the generation stopped before)."""
+        if self.process.exitcode is None:
+            self.process.terminate()
+            self.process.join()
+        self.pipe.close()
 
 
 class ModelJob:
     """Typed models being generated: in a forked child process, or already done here.
 
-    The child gets the document by fork (no copy, no pickling of the spec) and sends back
-    the finished modules, the warnings and any exception, once, through a pipe.
+    The child gets the document by fork (no copy, no pickling of the spec), or a
+    `ModelWorker` is sent the prepared input; either sends back the finished modules, the
+    warnings and any exception, once, through a pipe.
     """
 
-    def __init__(self, document: dict[str, Any], roots: list[Any] | None = None) -> None:
+    def __init__(
+        self, document: dict[str, Any], roots: list[Any] | None = None, worker: ModelWorker | None = None
+    ) -> None:
         self._done: tuple[ModelIndex, Warnings] | None = None
         self._error: BaseException | None = None
         self._process: Any = None
         self._pipe: Any = None
         schemas = (document.get("components") or {}).get("schemas") if isinstance(document.get("components"), dict) else None
-        if isinstance(schemas, dict) and len(schemas) >= _FORK_MIN_SCHEMAS and _can_fork():
+        if worker is None and isinstance(schemas, dict) and len(schemas) >= _FORK_MIN_SCHEMAS and _can_fork():
             import multiprocessing
 
             context = multiprocessing.get_context("fork")
@@ -67,11 +123,20 @@ class ModelJob:
             self._process = context.Process(target=_models_child, args=(document, roots, sender), daemon=True)
             self._process.start()
             sender.close()
-        else:
-            try:
-                self._done = _models_here(document, roots)
-            except Exception as exc:  # noqa: BLE001 - re-raised by result(), as in the child's case
-                self._error = exc
+            return
+        try:
+            self._done = _models_here(document, roots) if worker is None else self._submit(document, roots, worker)
+        except Exception as exc:  # noqa: BLE001 - re-raised by result(), as in the child's case
+            self._error = exc
+
+    def _submit(self, document: dict[str, Any], roots: list[Any] | None, worker: ModelWorker) -> tuple[ModelIndex, Warnings] | None:
+        """The worker's input, prepared here and sent; or the result when there is nothing to send."""
+        source, names = model_source(document, roots)
+        if source is None:
+            return ModelIndex((), {}), []
+        worker.submit(source, names)
+        self._process, self._pipe = worker.process, worker.pipe
+        return None
 
     def result(self) -> tuple[ModelIndex, Warnings]:
         """The index and warnings; raises what generation raised."""
@@ -95,8 +160,8 @@ class ModelJob:
         return self._done
 
 
-def start_models(document: dict[str, Any], roots: list[Any] | None = None) -> ModelJob:
-    return ModelJob(document, roots)
+def start_models(document: dict[str, Any], roots: list[Any] | None = None, worker: ModelWorker | None = None) -> ModelJob:
+    return ModelJob(document, roots, worker)
 
 
 def _models_here(document: dict[str, Any], roots: list[Any] | None) -> tuple[ModelIndex, Warnings]:
@@ -106,10 +171,33 @@ def _models_here(document: dict[str, Any], roots: list[Any] | None) -> tuple[Mod
 
 
 def _models_child(document: dict[str, Any], roots: list[Any] | None, sender: Any) -> None:
+    _answer(sender, lambda: _models_here(document, roots))
+
+
+def _worker_child(pipe: Any, parent_end: Any) -> None:
+    parent_end.close()  # the parent's end: its exit is then this end's EOF
+    with contextlib.suppress(Exception):  # a failure here is the real input's to report
+        _datamodel_codegen(_model_input(_WARM_UP))
+    try:
+        request = pipe.recv()
+    except EOFError:
+        return
+    source, names = request
+
+    def generate() -> tuple[ModelIndex, Warnings]:
+        warnings: Warnings = []
+        index = models_from_source(source, names, lambda message, pointer: warnings.append((message, pointer)))
+        return index, warnings
+
+    _answer(pipe, generate)
+
+
+def _answer(sender: Any, work: Callable[[], tuple[ModelIndex, Warnings]]) -> None:
+    """Send `work()`'s result, or what it raised, through `sender`, and close it."""
     import pickle
 
     try:
-        sender.send(("ok", _models_here(document, roots)))
+        sender.send(("ok", work()))
     except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent
         try:
             pickle.dumps(exc)
@@ -138,6 +226,12 @@ def generate_models(
     it returns. A component schema the generator rejects is left untyped (with a warning)
     and the rest generated again; other errors are raised, and the caller decides.
     """
+    source, names = model_source(document, roots)
+    return ModelIndex((), {}) if source is None else models_from_source(source, names, warn)
+
+
+def model_source(document: dict[str, Any], roots: list[Any] | None) -> tuple[dict[str, Any] | None, list[Any]]:
+    """The generator's input (None: no schemas) and the names of the schemas in it."""
     schemas = document.get("components", {}).get("schemas") or {}
     if roots is not None and schemas and isinstance(schemas, dict):
         # GitHub's webhook payloads are 344 of its 969 schemas and 72% of their bytes, and
@@ -146,8 +240,12 @@ def generate_models(
         schemas = {name: schema for name, schema in schemas.items() if name in used}
         document = {**document, "components": {**document["components"], "schemas": schemas}}
     if not schemas:
-        return ModelIndex((), {})
-    source = _model_input(document)
+        return None, []
+    return _model_input(document), list(schemas)
+
+
+def models_from_source(source: dict[str, Any], names: list[Any], warn: Callable[[str, str], None] | None) -> ModelIndex:
+    """`model_source`'s input through datamodel-code-generator, black-styled and indexed."""
     for attempt in range(_MODEL_RETRIES + 1):
         try:
             out = _datamodel_codegen(source)
@@ -169,7 +267,7 @@ def generate_models(
             # file names must be in that form too (component names may be any Unicode).
             files["/".join(unicodedata.normalize("NFKC", part) for part in parts)] = text
     files.setdefault("__init__.py", _MODELS_HEADER + "\n")
-    classes = _locate_classes(schemas, files)
+    classes = _locate_classes(names, files)
     styled = {path: black_style(text) for path, text in sorted(files.items())}
     modules = tuple(ModelModule(path, text, is_black_formatted(text)) for path, text in styled.items())
     return ModelIndex(modules, classes)
@@ -350,7 +448,7 @@ def _class_namer(target: Any) -> Callable[[str], str]:
 _CLASS_DEF = re.compile(r"^class (\w+)\(", re.MULTILINE)
 
 
-def _locate_classes(schemas: dict[str, Any], files: dict[str, str]) -> dict[str, tuple[str, str]]:
+def _locate_classes(schemas: list[Any], files: dict[str, str]) -> dict[str, tuple[str, str]]:
     from mcpgen.naming import bounded_class_name, class_name, snake
 
     defined: dict[str, list[str]] = {}

@@ -8,10 +8,8 @@ costs time, never formatting.
 
 from __future__ import annotations
 
-import io
 import re
 import sys
-import tokenize
 from typing import Any
 
 from mcpgen.writer import LINE_LENGTH
@@ -60,30 +58,50 @@ def is_black_formatted(source: str) -> bool:
     return docstring_indent is None
 
 
+# Where a comment or a string may start; and a string's body after its opening quotes,
+# with its closing quotes (a one-quote string ends at a line break, unless escaped).
+_LEXEME_START = re.compile(r"""[#"']""")
+_STRING_BODY = {
+    '"""': re.compile(r'(?:[^"\\]|\\.|"(?!""))*"""', re.DOTALL),
+    "'''": re.compile(r"(?:[^'\\]|\\.|'(?!''))*'''", re.DOTALL),
+    '"': re.compile(r'(?:[^"\\\n]|\\.)*"', re.DOTALL),
+    "'": re.compile(r"(?:[^'\\\n]|\\.)*'", re.DOTALL),
+}
+
+
 def _double_quoted(source: str) -> str:
     """Single-quoted strings (datamodel-code-generator writes `'...'`) in double quotes.
 
-    Only plain `'...'` literals without a `"` change: the quotes are swapped and each `\\'`
-    escape, needless between double quotes, becomes `'`, as black writes it. Tokens, not
-    text: a docstring's `it's` or a quoted word in a description must stay as it is.
+    Only plain `'...'` literals on one line without a `"` change: the quotes are swapped
+    and each `\\'` escape, needless between double quotes, becomes `'`, as black writes it.
+    Lexemes, not text: a docstring's `it's`, a quoted word in a description or a comment
+    must stay as it is. A scan from one comment or string to the next (a prefixed string,
+    `r'...'`, has a letter before its quote) rather than `tokenize`, which took a tenth of
+    the models' time on GitHub's spec for the same result; an unterminated string leaves the
+    module as it is (black will report it, with a better message).
     """
     if "'" not in source:
         return source
-    lines = source.split("\n")  # as tokenize counts rows: not at \r, \x0c or \u2028 in a docstring
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):  # black will report it, with a better message
-        return source
-    for token in reversed(tokens):  # right to left: an edit shifts what follows on its line
-        text = token.string
-        if token.type != tokenize.STRING or text[0] != "'" or text.startswith("'''") or '"' in text:
+    out, done, at = [], 0, 0
+    while (found := _LEXEME_START.search(source, at)) is not None:
+        start = found.start()
+        if found.group() == "#":
+            at = source.find("\n", start)
+            if at < 0:
+                break
             continue
-        (row, start), (end_row, end) = token.start, token.end
-        if row != end_row:
-            continue
-        line = lines[row - 1]
-        lines[row - 1] = f'{line[:start]}"{_unescaped_quotes(text[1:-1])}"{line[end:]}'
-    return "\n".join(lines)
+        quote = found.group() * 3 if source.startswith(found.group() * 3, start) else found.group()
+        body = _STRING_BODY[quote].match(source, start + len(quote))
+        if body is None:
+            return source
+        at = body.end()
+        prefixed = start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_")
+        text = source[start + 1 : at - 1]
+        if quote == "'" and not prefixed and '"' not in text and "\n" not in text:
+            out += [source[done:start], '"', _unescaped_quotes(text), '"']
+            done = at
+    out.append(source[done:])
+    return "".join(out)
 
 
 def _unescaped_quotes(body: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from mcpgen.diagnostics import Diagnostics
 from mcpgen.models.generate import generate_models, used_schemas
-from mcpgen.models.style import black_style, is_black_formatted
+from mcpgen.models.style import _double_quoted, black_style, is_black_formatted
 from mcpgen.options import OperationFilter
 from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 from mcpgen.writer import _MODE
@@ -128,6 +128,24 @@ def test_black_style_double_quotes_code_strings_but_not_docstring_text() -> None
     styled = black_style(source)
     assert "    left = \"left\"\n" in styled and "It's 'left' = 'right'." in styled and "quote = '\"'" in styled
     assert is_black_formatted(styled) and black.format_str(styled, mode=_MODE) == styled
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("x = 'a'\n", 'x = "a"\n'),
+        ("x = 'it\\'s'\n", 'x = "it\'s"\n'),  # the escape is needless between double quotes
+        ("x = 'a\\nb'  # it's 'c'\n", "x = \"a\\nb\"  # it's 'c'\n"),  # other escapes, and comments, kept
+        ("x = r'a' + b'b' + f'{y}'\n", "x = r'a' + b'b' + f'{y}'\n"),  # prefixed: black leaves them too
+        ("x = '''a'''\ny = ''\n", "x = '''a'''\ny = \"\"\n"),
+        ('x = """it\'s \'q\' # no"""\ny = \'z\'\n', 'x = """it\'s \'q\' # no"""\ny = "z"\n'),
+        ("x = 'a\\\nb'\ny = '\"'\n", "x = 'a\\\nb'\ny = '\"'\n"),  # across lines; holding a double quote
+        ("x = 'open\ny = 'b'\n", "x = 'open\ny = 'b'\n"),  # not Python: left as it is, for black to report
+    ],
+    ids=["plain", "escaped-quote", "escapes-comment", "prefixed", "triple-empty", "docstring", "multi-line", "unterminated"],
+)
+def test_single_quoted_strings_become_double_quoted_where_black_would(source: str, expected: str) -> None:
+    assert _double_quoted(source) == expected
 
 
 def test_a_re_export_module_keeps_one_blank_line_after_its_imports() -> None:

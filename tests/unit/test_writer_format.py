@@ -13,7 +13,7 @@ import pytest
 from mcpgen.api import generate_openapi
 from mcpgen.options import Options
 from mcpgen.rendering.render import docstring_literal
-from mcpgen.writer import _MODE, _format_statements, format_files, long_lines
+from mcpgen.writer import _MODE, LINE_LENGTH, _format_statements, format_files, long_lines
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
@@ -150,3 +150,54 @@ def test_the_typed_api_and_models_written_without_black_are_as_black_writes_them
             text = path.read_text()
             assert black.format_str(text, mode=_MODE) == text, path.relative_to(out)
     assert (package / "operations.py").exists()
+
+
+def test_formatting_across_processes_gives_what_one_process_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen import writer
+
+    long_field = "class A:\n    x: Annotated[str, Field(description='" + "d" * 90 + "')] = None\n"
+    files = {
+        "black.py": "x = {  'a':1 }\n",
+        "fields.py": long_field,
+        "kept.py": "y = 2\n",
+        "tools.json": "{}",
+    }
+    keep, lines = frozenset({"kept.py"}), frozenset({"fields.py"})
+    monkeypatch.setattr(writer, "_workers", lambda python_bytes: 1)
+    alone = format_files(files, keep, lines)
+    monkeypatch.setattr(writer, "_workers", lambda python_bytes: 2)
+    assert format_files(files, keep, lines) == alone
+    assert alone["kept.py"] == "y = 2\n" and alone["tools.json"] == "{}" and alone["black.py"] == 'x = {"a": 1}\n'
+
+
+def _annotated_fields() -> list[str]:
+    """Long model fields around every boundary of `_annotated_field`'s reading."""
+    lines = []
+    for name in ("x", "html_url"):
+        for annotation in ("str", "AnyUrl | None"):
+            for n in range(40, 130, 3):
+                for default in ("", " = None", " = False"):
+                    for field in (
+                        f'Field(examples=["{"x" * n}"])',
+                        f'Field(description="{"y" * n}", ge=0)',
+                        f"Field(pattern='^[a-z]{{{n}}}$')",
+                        f'Field(examples=[["{"z" * (n // 2)}", "b,]"]], max_length=5)',
+                        f'Field(examples=["{"w" * (n // 2)}",])',  # a magic trailing comma
+                        f'Field(examples=["é{"v" * n}"])',  # a character black may count as two columns
+                    ):
+                        line = f"    {name}: Annotated[{annotation}, {field}]{default}"
+                        if len(line) > LINE_LENGTH:
+                            lines.append(line)
+    return lines
+
+
+def test_long_model_fields_laid_out_without_black_are_as_black_lays_them_out() -> None:
+    from mcpgen.writer import _annotated_field
+
+    read = 0
+    for line in _annotated_fields():
+        layout = _annotated_field(line)
+        if layout is not None:
+            read += 1
+            assert layout == black.format_str(f"class A:\n{line}\n", mode=_MODE)[len("class A:\n") :].rstrip("\n").split("\n"), line
+    assert read > 100  # the reading covers most of them; black gets the rest

@@ -34,7 +34,7 @@ from mcpgen.ir import (
     SecurityScheme,
     Tool,
 )
-from mcpgen.models.generate import ModelIndex, ModelJob, start_models
+from mcpgen.models.generate import ModelIndex, ModelJob, ModelWorker, start_models
 from mcpgen.options import IconSpec, OperationFilter
 from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
 from mcpgen.schema.output import (
@@ -88,21 +88,36 @@ class OpenApiOptions:
 
 
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
-    document = load_document(path, diagnostics)
-    if not isinstance(document, dict):
-        diagnostics.error("the document is not a mapping", hint="an OpenAPI document is a JSON/YAML object")
-        raise GenerationError(diagnostics.items)
-    if is_swagger2(document):
-        diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
-        document = to_openapi3(document, diagnostics)
-    read = [str(path)]
-    document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
-    return dataclasses.replace(_Parser(path, document, options, diagnostics).project(), files_read=tuple(read))
+    # The typed models' process starts first: it imports their generator while the spec is read.
+    worker = ModelWorker.start() if options.models else None
+    try:
+        document = load_document(path, diagnostics)
+        if not isinstance(document, dict):
+            diagnostics.error("the document is not a mapping", hint="an OpenAPI document is a JSON/YAML object")
+            raise GenerationError(diagnostics.items)
+        if is_swagger2(document):
+            diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
+            document = to_openapi3(document, diagnostics)
+        read = [str(path)]
+        document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
+        project = _Parser(path, document, options, diagnostics, worker).project()
+        return dataclasses.replace(project, files_read=tuple(read))
+    finally:
+        if worker is not None:
+            worker.close()
 
 
 class _Parser:
-    def __init__(self, path: Path, document: dict[str, Any], options: OpenApiOptions, diagnostics: Diagnostics):
+    def __init__(
+        self,
+        path: Path,
+        document: dict[str, Any],
+        options: OpenApiOptions,
+        diagnostics: Diagnostics,
+        worker: ModelWorker | None = None,
+    ):
         self.path = path
+        self.worker = worker
         self.doc = document
         self.options = options
         self.diag = diagnostics
@@ -404,7 +419,7 @@ class _Parser:
         if not self.options.models:
             return None
         roots = [op.node for op in operations] + [op.item.get("parameters") for op in operations]
-        return start_models(self.doc, roots)
+        return start_models(self.doc, roots, self.worker)
 
     def _finish_models(self, job: ModelJob | None, at: int) -> ModelIndex:
         if job is None:
