@@ -8,6 +8,7 @@ compiled on a tool's first call, so start-up stays light however many tools ther
 from __future__ import annotations
 
 import base64
+import contextvars
 import functools
 import json
 import logging
@@ -22,11 +23,13 @@ import pydantic_core
 from mcp import MCPError, types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.caching import CacheHint
+from mcp.server.context import CallNext, HandlerResult
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import (
     audit,
+    catalog,
     content,
     extensions,
     guard,
@@ -177,7 +180,10 @@ async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> dict[str, Any]:
     """One page of tools/list, as the wire dict (registered with `add_request_handler`,
-    whose handlers may return one: the SDK validates it against the protocol's result)."""
+    whose handlers may return one: the SDK validates it against the protocol's result).
+
+    Under `ListedTools` (the server's middleware) the page leaves out the generated tools:
+    the SDK validates the envelope and custom tools, the middleware puts the page together."""
     cursor = params.cursor if params is not None else None
     with settings.pinned() as current_settings:
         tools, next_cursor = paging.page(
@@ -187,10 +193,54 @@ async def list_tools(
             current_settings.page_size,
             _tool_list_weights(),
         )
+    slot = _listed.get()
+    if slot is not None:
+        slot.append(tools)
+        tools = [tool for tool in tools if not _generated(tool)]
     page: dict[str, Any] = {**_list_defaults(), "tools": tools}
     if next_cursor is not None:
         page["nextCursor"] = next_cursor
     return page
+
+
+# The page `list_tools` served, for `ListedTools` to send (set per tools/list request).
+_listed: contextvars.ContextVar[list[list[dict[str, Any]]] | None] = contextvars.ContextVar(
+    "mcpgen_listed_tools", default=None
+)
+
+
+def _generated(tool: dict[str, Any]) -> bool:
+    """A tool of `tools.json` as it is (not a custom or meta tool, nor a copy)."""
+    entry = tool_table().get(tool["name"])
+    return entry is not None and entry["tool"] is tool
+
+
+class ListedTools:
+    """Middleware that sends the generated tools of a tools/list page without the SDK's
+    per-request validation and re-dump of every tool (most of a big list's serving time).
+
+    Everything else goes through the SDK as before: params, the initialize gate, cache hints,
+    `resultType`, `_meta`, the per-version sieve of the envelope, custom and meta tools. The
+    generated tools are dicts mcpgen built for both protocol eras' Tool (the keys they share,
+    an object `inputSchema` and `outputSchema`), which the SDK's sieve leaves as they are
+    (tests/golden proves it for every sample); they keep their place in the page, and their
+    keys the order mcpgen wrote them in (the SDK's dump puts a Tool's keys in its model's order).
+    GitHub's 1,186 tools: about 80 ms less per full listing."""
+
+    async def __call__(self, ctx: ServerRequestContext, call_next: CallNext) -> HandlerResult:
+        if ctx.method != "tools/list":
+            return await call_next(ctx)
+        slot: list[list[dict[str, Any]]] = []
+        token = _listed.set(slot)
+        try:
+            result = await call_next(ctx)
+        finally:
+            _listed.reset(token)
+        if not slot or not isinstance(result, dict):  # not answered by `list_tools`
+            return result
+        checked = iter(result["tools"])
+        result["tools"] = [tool if _generated(tool) else next(checked) for tool in slot[0]]
+        return result
 
 
 @resets
@@ -582,6 +632,7 @@ def server() -> Server:
             **handlers,
         )
     served.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
+    served.middleware.append(ListedTools())
     if project.context_tools or project.confirm_tools:
         served.middleware.append(_request_state_boundary())
         # `ctx.info()` & co. warn on every call (deprecated at 2026-07-28): served all the same.
@@ -604,6 +655,8 @@ def serve_stdio() -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    catalog.owns_process = True
+
     async def run() -> None:
         async with stdio_server() as (read, write):
             await server().run(read, write, server().create_initialization_options())
@@ -619,6 +672,7 @@ def serve_http(host: str, port: int) -> None:
     from .http_guard import auth_mode, protect, resource_url, transport_security
     from .shared import describe
 
+    catalog.owns_process = True
     resource = resource_url(host, port)
     subscriptions.stateless = not settings.current().http_sessions  # see subscriptions.py
     app = server().streamable_http_app(

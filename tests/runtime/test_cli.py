@@ -102,3 +102,22 @@ def test_valid_settings_serve_stdio_until_its_input_ends(package: Path) -> None:
     done = run(package, PETSTORE_PAGE_SIZE="10", PETSTORE_TIMEOUT="5", PETSTORE_BASE_URL="http://127.0.0.1:9")
     assert done.returncode == 0, done.stderr
     assert "configuration error" not in done.stderr
+
+
+def test_start_up_runs_with_the_collector_paused_then_frozen(project: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process (a test's `project`): the server is built with the cyclic collector paused, what is
+    alive is frozen before serving, and the collector runs again while the server serves."""
+    import gc
+
+    from mcpgen.runtime import app, cli
+
+    seen: list[str] = []
+    built = app.server
+    monkeypatch.setattr(app, "server", lambda: seen.append(f"built, collecting={gc.isenabled()}") or built())
+    monkeypatch.setattr(gc, "freeze", lambda: seen.append("frozen"))
+    monkeypatch.setattr(app, "serve_stdio", lambda: seen.append(f"serving, collecting={gc.isenabled()}"))
+    cli.main([])
+    assert seen == ["built, collecting=False", "frozen", "serving, collecting=True"]
+    with pytest.raises(SystemExit):
+        cli.main(["--port", "0", "--transport", "http"])
+    assert gc.isenabled() and seen[-1] == "serving, collecting=True"
