@@ -9,6 +9,7 @@ import functools
 import json
 import keyword
 import re
+import signal
 import sys
 import tempfile
 import unicodedata
@@ -175,6 +176,9 @@ def _models_child(document: dict[str, Any], roots: list[Any] | None, sender: Any
 
 
 def _worker_child(pipe: Any, parent_end: Any) -> None:
+    # `close()` stops a worker that is still busy (its warm-up, or an input whose answer is
+    # no longer wanted) with SIGTERM: exiting through SystemExit removes its temporary files.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     parent_end.close()  # the parent's end: its exit is then this end's EOF
     with contextlib.suppress(Exception):  # a failure here is the real input's to report
         _datamodel_codegen(_model_input(_WARM_UP))
@@ -190,6 +194,10 @@ def _worker_child(pipe: Any, parent_end: Any) -> None:
         return index, warnings
 
     _answer(pipe, generate)
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _answer(sender: Any, work: Callable[[], tuple[ModelIndex, Warnings]]) -> None:
