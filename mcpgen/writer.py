@@ -145,7 +145,8 @@ def _has_comment(line: str) -> bool:
 def _format_statements(source: str, numbers: list[int], tree: ast.Module) -> str | None:
     """`source` with each of the lines `numbers` replaced by black's layout of it alone;
     None unless each is a whole one-line assignment or annotated field in the body of a
-    top-level class, without a comment."""
+    top-level class, or a one-line top-level `from ... import` of plain names, without a
+    comment."""
     if not numbers:
         return source
     fields = {
@@ -157,11 +158,18 @@ def _format_statements(source: str, numbers: list[int], tree: ast.Module) -> str
         and statement.lineno == statement.end_lineno
         and statement.col_offset == 4
     }
+    imports = {
+        node.lineno - 1 for node in tree.body if isinstance(node, ast.ImportFrom) and node.lineno == node.end_lineno
+    }
     lines = source.split("\n")
-    if any(number not in fields or _has_comment(lines[number]) for number in numbers):
+    if any(number not in fields | imports or _has_comment(lines[number]) for number in numbers):
         return None
-    laid_out = {number: _annotated_field(lines[number]) for number in numbers}
-    rest = [number for number, layout in laid_out.items() if layout is None]
+    laid_out = {number: _import_from(lines[number]) for number in imports.intersection(numbers)}
+    if any(layout is None for layout in laid_out.values()):
+        return None  # an import in parentheses, or with a star: black's to judge
+    for number in fields.intersection(numbers):
+        laid_out[number] = _annotated_field(lines[number]) or _plain_annotation(lines[number])
+    rest = [number for number in numbers if laid_out[number] is None]
     if rest:
         # One black call for them all, each statement alone in a class of its own (a call costs
         # milliseconds however short its input).
@@ -219,6 +227,42 @@ def _annotated_field(line: str) -> list[str] | None:
     if elements is None or len(elements) < 2 or any(len(element) + 9 > LINE_LENGTH for element in elements):
         return None
     return [head, *(f"        {element}," for element in elements), "    " + close + default]
+
+
+_IMPORT_FROM = re.compile(r"(from [A-Za-z0-9_.]+ import) ((?:[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?, )*[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?)")
+
+
+def _import_from(line: str) -> list[str] | None:
+    """black's layout of a too-long `from module import a, b as c` (a model importing its
+    fields' modules): one name a line, in parentheses, each with a comma."""
+    found = _IMPORT_FROM.fullmatch(line)
+    if found is None:
+        return None
+    head, names = found.groups()
+    return [head + " (", *(f"    {name}," for name in names.split(", ")), ")"]
+
+
+# A model field typed by a class of another module, `    name: module.Class | None = None`:
+# no bracket or string, so black's only choices are the parentheses it may add.
+_PLAIN_ANNOTATION = re.compile(
+    r"(    [A-Za-z_][A-Za-z0-9_]*): ([A-Za-z_][A-Za-z0-9_.]*(?: \| [A-Za-z_][A-Za-z0-9_.]*)*)( = (?:None|True|False))?"
+)
+
+
+def _plain_annotation(line: str) -> list[str] | None:
+    """black's layout of a too-long field of `_PLAIN_ANNOTATION`'s form (GitHub's models have
+    180): the default wrapped in parentheses when the rest fits on the line (`= (` / `None` /
+    `)`), else the annotation (`name: (` / `type` / `) = None`). None when the annotation does
+    not fit on a line of its own either (black splits it at its `|`s)."""
+    found = _PLAIN_ANNOTATION.fullmatch(line)
+    if found is None:
+        return None
+    head, annotation, default = found.groups()
+    if default and len(line) - len(default) + len(" = (") <= LINE_LENGTH:
+        return [f"{head}: {annotation} = (", "        " + default[len(" = ") :], "    )"]
+    if len(annotation) + 8 > LINE_LENGTH:
+        return None
+    return [head + ": (", "        " + annotation, "    )" + (default or "")]
 
 
 def _top_level_split(inner: str) -> list[str] | None:

@@ -246,10 +246,42 @@ def model_source(document: dict[str, Any], roots: list[Any] | None) -> tuple[dic
         # no operation uses them: generating models costs time in proportion to the schemas.
         used = used_schemas(document, roots)
         schemas = {name: schema for name, schema in schemas.items() if name in used}
-        document = {**document, "components": {**document["components"], "schemas": schemas}}
     if not schemas:
         return None, []
-    return _model_input(document), list(schemas)
+    return _model_input(_schemas_document(document, schemas)), list(schemas)
+
+
+def _schemas_document(document: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    """`document` with `schemas` as its component schemas, and without the parts the
+    generator does not read (it reads only `components.schemas`): the paths, webhooks and
+    other components are GitHub's model input's 83%, and indexing them cost it 0.3 s.
+    They stay when a schema refers into them, for the reference to resolve."""
+    components = {**document["components"], "schemas": schemas}
+    if _refers_outside_schemas(schemas):
+        return {**document, "components": components}
+    kept = {key: value for key, value in document.items() if key not in _NOT_READ_FOR_MODELS}
+    return {**kept, "components": {"schemas": schemas}}
+
+
+_NOT_READ_FOR_MODELS = frozenset({"paths", "webhooks", "components"})
+
+
+def _refers_outside_schemas(node: Any) -> bool:
+    """Whether a `$ref` in `node` points anywhere but `#/components/schemas/`."""
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            refs = [item.get("$ref")]
+            mapping = item.get("mapping") if isinstance(item.get("propertyName"), str) else None
+            if isinstance(mapping, dict):  # a discriminator's: refs, or bare schema names
+                refs += [value for value in mapping.values() if isinstance(value, str) and value.startswith("#")]
+            if any(isinstance(ref, str) and not ref.startswith("#/components/schemas/") for ref in refs):
+                return True
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def models_from_source(source: dict[str, Any], names: list[Any], warn: Callable[[str, str], None] | None) -> ModelIndex:

@@ -249,3 +249,28 @@ def test_a_bearer_token_is_never_sent_as_another_schemes_query_key(tmp_path: Pat
     anyio.run(go)
     assert headers == {"Authorization": "Bearer the-token"}
     assert query == []
+
+
+@pytest.mark.parametrize(
+    ("literal", "reason"),
+    [("NaN", "NaN"), ("-Infinity", "-Infinity"), ("1e999", "Infinity"), ("-1E+400", "-Infinity")],
+)
+def test_json_numbers_strict_json_cannot_carry_are_dropped_where_they_are(literal: str, reason: str) -> None:
+    from mcpgen.sources.openapi.document import parse_text
+
+    diagnostics = Diagnostics(file="spec.json")
+    text = '{"a": {"keep": 1.5, "n": LITERAL}, "sha": "1e997d00", "list": [LITERAL, 2]}'.replace("LITERAL", literal)
+    assert parse_text(text, True, diagnostics) == {"a": {"keep": 1.5}, "sha": "1e997d00", "list": [2]}
+    assert [(d.pointer, d.message) for d in diagnostics.items] == [
+        ("/a/n", f"{reason} is not a JSON number; dropped"),
+        ("/list/0", f"{reason} is not a JSON number; dropped"),
+    ]
+
+
+def test_a_string_that_looks_like_a_big_exponent_drops_nothing() -> None:
+    from mcpgen.sources.openapi.document import parse_text
+
+    diagnostics = Diagnostics(file="spec.json")
+    text = '{"sha": "51e997a", "note": "NaN and Infinity are words here", "n": 1e308}'
+    assert parse_text(text, True, diagnostics) == {"sha": "51e997a", "note": "NaN and Infinity are words here", "n": 1e308}
+    assert diagnostics.items == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Hashable
@@ -133,8 +134,8 @@ def parse_text(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
     Numbers strict JSON cannot carry (NaN, infinities, `1e999`) are dropped with a warning
     each; an integer longer than Python reads is an error at its line."""
     diagnostics.line_resolver = _lazy_lines(text)
-    data = _parse(text, is_json, diagnostics)
-    if _may_hold_unencodable(text):
+    data, finite = _parse(text, is_json, diagnostics)
+    if not finite and _may_hold_unencodable(text):
         data, dropped = drop_unencodable(data)
         for pointer, reason in dropped[:_DROPPED_SHOWN]:
             diagnostics.warning(f"{reason}; dropped", pointer, "write a finite number, or leave the value out")
@@ -170,10 +171,14 @@ def _long_integer(text: str, diagnostics: Diagnostics) -> GenerationError:
     return GenerationError(diagnostics.items)
 
 
-def _parse(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
+def _parse(text: str, is_json: bool, diagnostics: Diagnostics) -> tuple[Any, bool]:
+    """The document, and whether it is known to hold only finite numbers (JSON read with
+    hooks that see each one: no second walk over a big spec for NaN and the infinities)."""
     if is_json or text.lstrip().startswith("{"):
+        not_finite: list[str] = []
         try:
-            return json.loads(text)
+            data = json.loads(text, parse_constant=_noting(not_finite), parse_float=_finite_or_noted(not_finite))
+            return data, not not_finite
         except RecursionError:
             line, column = _too_deep(text)
             diagnostics.error(
@@ -188,7 +193,7 @@ def _parse(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
         except ValueError:  # an integer past Python's int-string limit
             raise _long_integer(text, diagnostics) from None
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_Loader), False  # noqa: S506 - a SafeLoader subclass
     except ValueError as exc:  # PyYAML's int(): an integer past Python's int-string limit
         if "digits" not in str(exc):
             raise
@@ -198,6 +203,24 @@ def _parse(text: str, is_json: bool, diagnostics: Diagnostics) -> Any:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         diagnostics.error(f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}")
         raise GenerationError(diagnostics.items) from None
+
+
+def _noting(seen: list[str]) -> Callable[[str], float]:
+    def constant(name: str) -> float:  # NaN, Infinity, -Infinity
+        seen.append(name)
+        return float(name)
+
+    return constant
+
+
+def _finite_or_noted(seen: list[str]) -> Callable[[str], float]:
+    def number(literal: str) -> float:
+        value = float(literal)
+        if not math.isfinite(value):  # 1e999
+            seen.append(literal)
+        return value
+
+    return number
 
 
 # Python's json module recurses once per level; beyond about this depth it overflows the stack.
