@@ -32,7 +32,7 @@ from mcpgen.project.project_file import (
     render_project_file,
 )
 from mcpgen.project.sync import Plan, apply, plan
-from mcpgen.rendering.render import render_project, render_user_files, runtime_files, wire_tool
+from mcpgen.rendering.render import render_typed, render_untyped, render_user_files, runtime_files, wire_tool
 from mcpgen.transforms import resources
 from mcpgen.transforms.icons import apply_icons
 from mcpgen.transforms.overrides import apply_confirm, apply_overrides
@@ -40,7 +40,7 @@ from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree
 
 if TYPE_CHECKING:
-    from mcpgen.sources.openapi.parser import OpenApiOptions
+    from mcpgen.sources.openapi.parser import OpenApiOptions, PendingModels
 
 OPTIONS = "options"  # where a first generation's option problems point (there is no mcpgen.toml yet)
 
@@ -81,12 +81,18 @@ def openapi_options(options: Options) -> OpenApiOptions:
 
 
 def build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic]]:
-    from mcpgen.sources.openapi.parser import parse_openapi
+    project, diagnostics, pending = _build_openapi(spec, options)
+    return (project, diagnostics) if pending is None else pending.attach(project, diagnostics)
+
+
+def _build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic], PendingModels | None]:
+    """The parsed project, its typed models possibly still pending (see `emit`)."""
+    from mcpgen.sources.openapi.parser import parse_openapi_deferred
 
     diagnostics = Diagnostics(file=str(spec))
     progress.step(f"reading {spec.name}")
-    project = parse_openapi(spec, openapi_options(options), diagnostics)
-    return project, diagnostics.items
+    project, pending = parse_openapi_deferred(spec, openapi_options(options), diagnostics)
+    return project, diagnostics.items, pending
 
 
 def build_python(target: str, options: Options, search_path: Path | None = None) -> tuple[Project, list[Diagnostic]]:
@@ -112,8 +118,10 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
 
 def generate_openapi(spec: Path, options: Options) -> Result:
     _check_source(options, "openapi")
-    project, diagnostics = build_openapi(spec, options)
-    return emit(project, diagnostics, options, lambda output: _first_project_file("openapi", str(spec), options, output))
+    project, diagnostics, pending = _build_openapi(spec, options)
+    return emit(
+        project, diagnostics, options, lambda output: _first_project_file("openapi", str(spec), options, output), pending
+    )
 
 
 def generate_python(target: str, options: Options) -> Result:
@@ -138,20 +146,25 @@ def emit(
     diagnostics: list[Diagnostic],
     options: Options,
     project_file: Callable[[Path], ProjectFile] | None = None,
+    pending: PendingModels | None = None,
 ) -> Result:
     """Run the passes, render, format and write a first generation; errors stop before
-    anything is written.
+    anything is written. `pending`: the typed models, still being generated.
 
     Into a new or empty directory the tree is swapped in whole. An existing directory is
     only written with `force`, and then like a regeneration: files the user changed are
     kept as `.orig` copies, files mcpgen does not generate are left alone.
     """
-    project, diagnostics = run_passes(project, diagnostics, options, Diagnostics(file=OPTIONS))
-    if any(d.level is Level.ERROR for d in diagnostics):
-        raise GenerationError(diagnostics)
-    output = options.output or Path.cwd() / naming.distribution_name(project.name)
-    check_target(output, options.force)  # fail fast, before the costly steps
-    generated, user_files, manifest = _render(project)
+    try:
+        project, diagnostics = run_passes(project, diagnostics, options, Diagnostics(file=OPTIONS))
+        if any(d.level is Level.ERROR for d in diagnostics):
+            raise GenerationError(diagnostics)
+        output = options.output or Path.cwd() / naming.distribution_name(project.name)
+        check_target(output, options.force)  # fail fast, before the costly steps
+        project, diagnostics, (generated, user_files, manifest) = _render_all(project, diagnostics, pending)
+    finally:
+        if pending is not None:
+            pending.close()
     if project_file is not None:
         example = project.tools[0].name if project.tools else ""
         user_files[PROJECT_FILE] = render_project_file(project_file(output), example)
@@ -213,11 +226,34 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
         key = f"source.{project_file.source_kind}"
         toml_diagnostics.error(f"{key}: no such file: {target}", key, "update the path (relative to mcpgen.toml)")
         raise GenerationError(toml_diagnostics.items)
+    pending = None
     if project_file.source_kind == "openapi":
-        project, diagnostics = build_openapi(Path(target), options)
+        project, diagnostics, pending = _build_openapi(Path(target), options)
     else:
         search_path = (project_dir / project_file.workdir).resolve() if project_file.workdir else None
         project, diagnostics = build_python(target, options, search_path)
+    try:
+        return _regenerate(project_dir, project, diagnostics, pending, project_file, toml_diagnostics, options,
+                           old_manifest, manifest_error, force=force, check=check)
+    finally:
+        if pending is not None:
+            pending.close()
+
+
+def _regenerate(
+    project_dir: Path,
+    project: Project,
+    diagnostics: list[Diagnostic],
+    pending: PendingModels | None,
+    project_file: ProjectFile,
+    toml_diagnostics: Diagnostics,
+    options: Options,
+    old_manifest: Manifest | None,
+    manifest_error: ManifestError | None,
+    *,
+    force: bool,
+    check: bool,
+) -> Result:
     if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
     project, diagnostics = run_passes(project, diagnostics, options, toml_diagnostics)
@@ -233,13 +269,13 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
         message = f"no {MANIFEST_FILE}: cannot tell generated files from edited ones"
         hint = "restore it from version control, or pass --force (differing files are kept as .orig)"
         raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, message, str(project_dir), hint=hint)])
-    generated, user_files, manifest = _render(project)
+    project, diagnostics, (generated, user_files, manifest) = _render_all(project, diagnostics, pending)
     the_plan = plan(project_dir, generated, user_files, old_manifest)
     changes = _changes(project_dir, old_manifest, project)
     manifest_text = read_bounded(project_dir / MANIFEST_FILE) if old_manifest else ""
-    pending = the_plan.changes_files or manifest_text != manifest.to_json()
-    result = Result(project, project_dir, generated, diagnostics, the_plan, changes, pending=pending)
-    if check or not pending:
+    changed = the_plan.changes_files or manifest_text != manifest.to_json()
+    result = Result(project, project_dir, generated, diagnostics, the_plan, changes, pending=changed)
+    if check or not changed:
         return result
     if the_plan.blocking and not force:
         raise Conflicts(result)
@@ -373,25 +409,27 @@ def shape_surface(
     return run_passes(project, diagnostics, options, Diagnostics(file=OPTIONS), SURFACE_PASSES)
 
 
-def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]:
-    """Generated files (formatted, with their header), the user's files, and the manifest."""
-    # Copied byte for byte: the user's source modules (line numbers must match) and the runtime.
-    copied = frozenset(f"src/{project.package}/{relative}" for relative, _ in project.copied_files)
-    copied |= frozenset(runtime_files(project))
-    # Model modules already as black writes them (most of a big spec's Python) skip black.
-    black_formatted = frozenset(f"src/{project.package}/models/{m.path}" for m in project.models if m.black_formatted)
+Rendered = tuple[dict[str, str], dict[str, str], Manifest]  # generated files, the user's, the manifest
+
+
+def _render_all(
+    project: Project, diagnostics: list[Diagnostic], pending: PendingModels | None
+) -> tuple[Project, list[Diagnostic], Rendered]:
+    """The project's files. With typed models still pending, what does not need them is
+    rendered and formatted first, then the models attached (their warnings in place) and
+    the typed API rendered: GitHub's models take longer than everything else."""
     progress.step(f"rendering {len(project.tools):,} tools")
-    rendered = render_project(project)
-    # The other model modules and the typed API (most of a big spec's Python) are as black
-    # writes them but for long lines: black runs on those lines, or on the module if it must.
-    typed_api = (f"src/{project.package}/operations.py", f"src/{project.package}/operations/")
-    long_lines_only = frozenset(
-        path for path in rendered
-        if path.endswith(".py") and path.startswith((f"src/{project.package}/models/", *typed_api))
-    ) - black_formatted
-    progress.step(f"formatting {sum(path.endswith('.py') for path in rendered) - len(copied):,} Python files")
-    formatted = format_files(rendered, keep=copied | black_formatted, black_but_long_lines=long_lines_only)
-    generated = {path: text if path in copied else with_header(path, text) for path, text in formatted.items()}
+    untyped = _formatted(project, render_untyped(project), frozenset())
+    if pending is not None:
+        project, diagnostics = pending.attach(project, diagnostics)
+    # Model modules already as black writes them (most of a big spec's Python) skip black;
+    # the others and the typed API are as black writes them but for long lines: black runs
+    # on those lines, or on the module if it must.
+    typed = render_typed(project)
+    black_formatted = frozenset(f"src/{project.package}/models/{m.path}" for m in project.models if m.black_formatted)
+    progress.step(f"formatting {sum(path.endswith('.py') for path in [*untyped, *typed]) - len(_copied(project)):,} Python files")
+    formatted = {**untyped, **_formatted(project, typed, black_formatted, long_lines=frozenset(typed) - black_formatted)}
+    generated = dict(sorted(formatted.items()))
     user_files = render_user_files(project)
     manifest = Manifest(
         mcpgen_version=__version__,
@@ -399,7 +437,22 @@ def _render(project: Project) -> tuple[dict[str, str], dict[str, str], Manifest]
         user_files=tuple(sorted(user_files)),
         tools={tool.name: tool_identity(tool) for tool in project.tools},
     )
-    return generated, user_files, manifest
+    return project, diagnostics, (generated, user_files, manifest)
+
+
+def _copied(project: Project) -> frozenset[str]:
+    """Files copied byte for byte: the user's source modules (line numbers must match) and the runtime."""
+    copied = frozenset(f"src/{project.package}/{relative}" for relative, _ in project.copied_files)
+    return copied | frozenset(runtime_files(project))
+
+
+def _formatted(
+    project: Project, rendered: dict[str, str], keep: frozenset[str], long_lines: frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """`rendered` formatted (see `format_files`), each generated file with its header."""
+    copied = _copied(project)
+    formatted = format_files(rendered, keep=copied | keep, black_but_long_lines=frozenset(p for p in long_lines if p.endswith(".py")))
+    return {path: text if path in copied else with_header(path, text) for path, text in formatted.items()}
 
 
 def _changes(project_dir: Path, old_manifest: Manifest | None, project: Project) -> list[Change]:

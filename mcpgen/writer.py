@@ -158,13 +158,20 @@ def _format_statements(source: str, numbers: list[int], tree: ast.Module) -> str
         and statement.lineno == statement.end_lineno
         and statement.col_offset == 4
     }
-    imports = {
-        node.lineno - 1 for node in tree.body if isinstance(node, ast.ImportFrom) and node.lineno == node.end_lineno
-    }
     lines = source.split("\n")
-    if any(number not in fields | imports or _has_comment(lines[number]) for number in numbers):
+    spans = [(node.lineno - 1, node.end_lineno) for node in tree.body if isinstance(node, ast.ImportFrom) and node.end_lineno]
+    imports = {first for first, end in spans if end == first + 1}
+    # A long name in an import black has already split, one name a line: black leaves it.
+    exploded = {
+        number
+        for first, end in spans
+        if end > first + 1 and _is_exploded_import(lines[first:end])
+        for number in range(first + 1, end - 1)
+    }
+    if any(number not in fields | imports | exploded or _has_comment(lines[number]) for number in numbers):
         return None
-    laid_out = {number: _import_from(lines[number]) for number in imports.intersection(numbers)}
+    laid_out: dict[int, list[str] | None] = {number: [lines[number]] for number in exploded.intersection(numbers)}
+    laid_out |= {number: _import_from(lines[number]) for number in imports.intersection(numbers)}
     if any(layout is None for layout in laid_out.values()):
         return None  # an import in parentheses, or with a star: black's to judge
     for number in fields.intersection(numbers):
@@ -232,6 +239,18 @@ def _annotated_field(line: str) -> list[str] | None:
 _IMPORT_FROM = re.compile(r"(from [A-Za-z0-9_.]+ import) ((?:[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?, )*[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?)")
 
 
+_IMPORTED_NAME = re.compile(r"    [A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?,")
+
+
+def _is_exploded_import(lines: list[str]) -> bool:
+    """Whether an import's lines are `from module import (`, one `name,` a line, `)`."""
+    return (
+        re.fullmatch(r"from [A-Za-z0-9_.]+ import \(", lines[0]) is not None
+        and lines[-1] == ")"
+        and all(_IMPORTED_NAME.fullmatch(line) for line in lines[1:-1])
+    )
+
+
 def _import_from(line: str) -> list[str] | None:
     """black's layout of a too-long `from module import a, b as c` (a model importing its
     fields' modules): one name a line, in parentheses, each with a comma."""
@@ -242,27 +261,38 @@ def _import_from(line: str) -> list[str] | None:
     return [head + " (", *(f"    {name}," for name in names.split(", ")), ")"]
 
 
-# A model field typed by a class of another module, `    name: module.Class | None = None`:
-# no bracket or string, so black's only choices are the parentheses it may add.
+# A model field typed by classes of other modules, `    name: module.Class | None = None`, or a
+# list of them: no string, and no bracket but a list's, so black's choices are few.
+_PLAIN_TYPE = r"[A-Za-z_][A-Za-z0-9_.]*"
 _PLAIN_ANNOTATION = re.compile(
-    r"(    [A-Za-z_][A-Za-z0-9_]*): ([A-Za-z_][A-Za-z0-9_.]*(?: \| [A-Za-z_][A-Za-z0-9_.]*)*)( = (?:None|True|False))?"
+    rf"(    [A-Za-z_][A-Za-z0-9_]*): ((?:list\[{_PLAIN_TYPE}\]|{_PLAIN_TYPE})(?: \| {_PLAIN_TYPE})*)( = (?:None|True|False))?"
 )
 
 
 def _plain_annotation(line: str) -> list[str] | None:
     """black's layout of a too-long field of `_PLAIN_ANNOTATION`'s form (GitHub's models have
-    180): the default wrapped in parentheses when the rest fits on the line (`= (` / `None` /
-    `)`), else the annotation (`name: (` / `type` / `) = None`). None when the annotation does
-    not fit on a line of its own either (black splits it at its `|`s)."""
+    over 200): the default wrapped in parentheses when the rest fits on the line (`= (` /
+    `None` / `)`); a lone list split at its bracket (`name: list[` / `type` / `] = None`); else the
+    annotation in parentheses (`name: (` / `type | None` / `) = None`), one `|` operand a
+    line if it does not fit on one. None where black does otherwise (a list that does not
+    fit in the parentheses, a list's item that does not fit on its line)."""
     found = _PLAIN_ANNOTATION.fullmatch(line)
     if found is None:
         return None
     head, annotation, default = found.groups()
     if default and len(line) - len(default) + len(" = (") <= LINE_LENGTH:
         return [f"{head}: {annotation} = (", "        " + default[len(" = ") :], "    )"]
-    if len(annotation) + 8 > LINE_LENGTH:
-        return None
-    return [head + ": (", "        " + annotation, "    )" + (default or "")]
+    default = default or ""
+    operands = annotation.split(" | ")
+    if operands[0].startswith("list["):
+        item = operands[0][len("list[") : -1]
+        if len(operands) == 1:
+            return [f"{head}: list[", "        " + item, "    ]" + default] if len(item) + 8 <= LINE_LENGTH else None
+        if len(annotation) + 8 > LINE_LENGTH:
+            return None  # black splits the list's brackets inside the parentheses
+    if len(annotation) + 8 <= LINE_LENGTH:
+        return [head + ": (", "        " + annotation, "    )" + default]
+    return [head + ": (", "        " + operands[0], *("        | " + op for op in operands[1:]), "    )" + default]
 
 
 def _top_level_split(inner: str) -> list[str] | None:

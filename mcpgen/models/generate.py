@@ -115,6 +115,7 @@ class ModelJob:
         self._error: BaseException | None = None
         self._process: Any = None
         self._pipe: Any = None
+        self._worker: ModelWorker | None = None
         schemas = (document.get("components") or {}).get("schemas") if isinstance(document.get("components"), dict) else None
         if worker is None and isinstance(schemas, dict) and len(schemas) >= _FORK_MIN_SCHEMAS and _can_fork():
             import multiprocessing
@@ -136,8 +137,12 @@ class ModelJob:
         if source is None:
             return ModelIndex((), {}), []
         worker.submit(source, names)
-        self._process, self._pipe = worker.process, worker.pipe
+        self._process, self._pipe, self._worker = worker.process, worker.pipe, worker
         return None
+
+    def uses(self, worker: ModelWorker | None) -> bool:
+        """Whether this job runs in `worker` (and the worker must live until its result)."""
+        return worker is not None and self._worker is worker
 
     def result(self) -> tuple[ModelIndex, Warnings]:
         """The index and warnings; raises what generation raised."""

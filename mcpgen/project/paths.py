@@ -8,6 +8,7 @@ symbolic links are resolved; anything else stops the run before a file is touche
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 # mcpgen.toml and mcpgen.manifest.json are read whole; GitHub's API (1,186 tools) gives a
@@ -15,9 +16,16 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 MAX_PROJECT_FILE_BYTES = 8_000_000
 
 
+# Names every platform reads as relative, without `.` or `..` parts: most of a tree's paths,
+# answered without building pure paths (3,000 of them for GitHub's project).
+_PLAIN_RELATIVE = re.compile(r"(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+
+
 def lexical_problem(relative: str) -> str | None:
     """Why `relative` (a path as a manifest or the renderer gives it) cannot name a file
     inside a project, looking at the text alone; None when it can."""
+    if _PLAIN_RELATIVE.fullmatch(relative):
+        return None
     if not relative or "\x00" in relative:
         return "is empty or holds a NUL character"
     if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute() or PureWindowsPath(relative).drive:
@@ -30,17 +38,27 @@ def lexical_problem(relative: str) -> str | None:
     return None
 
 
-def outside_link(root: Path, relative: str) -> str | None:
+def outside_link(root: Path, relative: str, checked: dict[str, str | None] | None = None) -> str | None:
     """The first symbolic link on the way to `root/relative` that leads outside `root` (as a
     path relative to `root`); None if there is none. `root` must be resolved, `relative`
-    free of lexical problems."""
-    current = root
-    for part in PurePosixPath(relative.replace("\\", "/")).parts:
-        current = current / part
-        if current.is_symlink():
-            target = current.resolve()
-            if target != root and root not in target.parents:
-                return current.relative_to(root).as_posix()
+    free of lexical problems. `checked` keeps the answers for the folders on the way, for a
+    caller checking a whole tree (each folder is then looked at once)."""
+    checked = {} if checked is None else checked
+    parts = PurePosixPath(relative.replace("\\", "/")).parts
+    for depth in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:depth])
+        if prefix not in checked:
+            checked[prefix] = _link_out(root, root / prefix)
+        if checked[prefix] is not None:
+            return checked[prefix]
+    return None
+
+
+def _link_out(root: Path, path: Path) -> str | None:
+    if path.is_symlink():
+        target = path.resolve()
+        if target != root and root not in target.parents:
+            return path.relative_to(root).as_posix()
     return None
 
 

@@ -116,8 +116,9 @@ def check_confined(project_dir: Path, paths: Iterable[str], recorded: dict[str, 
             message = f"lists {relative!r}, which {problem}"
             pointer = join_pointer("/files", relative)
             found.append(Diagnostic(Level.ERROR, message, str(root / MANIFEST_FILE), pointer, hint=hint + "; remove the entry"))
+    checked: dict[str, str | None] = {}  # folder -> the link out it is, or None
     for relative in sorted({*paths, *recorded}):
-        link = None if lexical_problem(relative) else outside_link(root, relative)
+        link = None if lexical_problem(relative) else outside_link(root, relative, checked)
         if link is not None:
             beyond.setdefault(link, []).append(relative)
     for link, behind in sorted(beyond.items()):

@@ -519,9 +519,14 @@ def _client_configs(project: Project, distribution: str) -> tuple[dict[str, Any]
 
 def render_project(project: Project) -> dict[str, str]:
     """Every generated file, by path relative to the output directory."""
+    return dict(sorted({**render_untyped(project), **render_typed(project)}.items()))
+
+
+def render_untyped(project: Project) -> dict[str, str]:
+    """Every generated file but the typed API and the model modules: what does not depend on
+    the typed models, rendered while a big spec's models are still being generated."""
     env = environment()
     distribution = naming.distribution_name(project.name)
-    openapi = project.source_kind == "openapi"
     dependencies = _dependencies(project)
     claude, vscode = _client_configs(project, distribution)
     context: dict[str, Any] = {
@@ -568,13 +573,6 @@ def render_project(project: Project) -> dict[str, str]:
     }
     if project.resources or project.prompts:
         files[f"{pkg}/resources.json"] = "src/resources.json.j2"
-    if openapi:
-        operations = [operation_view(t) for t in project.tools]
-        context["operations"] = operations
-        context["typed"] = typed_imports(operations, ".")
-        context["example_function"] = operations[0]["function"] if operations else "operation"
-        if len(operations) <= OPERATIONS_PER_MODULE:
-            files[f"{pkg}/operations.py"] = "src/operations.py.j2"
     if project.prompts:
         files[f"{pkg}/prompts.json"] = "src/prompts.json.j2"
         context["prompt_entries"] = [prompt_entry(p) for p in project.prompts]
@@ -584,15 +582,34 @@ def render_project(project: Project) -> dict[str, str]:
         path: env.get_template(template).render({**context, "up": "."})
         for path, template in files.items()
     }
-    if openapi and len(context["operations"]) > OPERATIONS_PER_MODULE:
-        out.update(_operation_modules(env, context, f"{pkg}/operations"))
-    if project.models:
-        for module in project.models:
-            out[f"{pkg}/models/{module.path}"] = module.source
     for relative, text in project.copied_files:
         out[f"{pkg}/{relative}"] = text
     out.update(runtime_files(project))
-    return dict(sorted(out.items()))
+    return out
+
+
+def render_typed(project: Project) -> dict[str, str]:
+    """The typed API of an OpenAPI project (`operations.py`, or an `operations/` package for
+    many operations) and its model modules."""
+    out: dict[str, str] = {}
+    pkg = f"src/{project.package}"
+    if project.source_kind == "openapi":
+        env = environment()
+        operations = [operation_view(t) for t in project.tools]
+        context: dict[str, Any] = {
+            "project": project,
+            "operations": operations,
+            "typed": typed_imports(operations, "."),
+            "example_function": operations[0]["function"] if operations else "operation",
+            "up": ".",
+        }
+        if len(operations) <= OPERATIONS_PER_MODULE:
+            out[f"{pkg}/operations.py"] = env.get_template("src/operations.py.j2").render(context)
+        else:
+            out.update(_operation_modules(env, context, f"{pkg}/operations"))
+    for module in project.models:
+        out[f"{pkg}/models/{module.path}"] = module.source
+    return out
 
 
 def runtime_dir() -> Path:

@@ -201,3 +201,39 @@ def test_long_model_fields_laid_out_without_black_are_as_black_lays_them_out() -
             read += 1
             assert layout == black.format_str(f"class A:\n{line}\n", mode=_MODE)[len("class A:\n") :].rstrip("\n").split("\n"), line
     assert read > 100  # the reading covers most of them; black gets the rest
+
+
+def _plain_annotations() -> list[str]:
+    """Long fields typed by other modules' classes, around every boundary of `_plain_annotation`."""
+    lines = []
+    for name in ("x", "html_url", "a" * 40):
+        for n in range(5, 125, 3):
+            cls = f"some_module.{'C' * n}"
+            for annotation in (cls, f"{cls} | None", f"{cls} | other.Thing | None", f"list[{cls}]", f"list[{cls}] | None"):
+                for default in ("", " = None", " = True"):
+                    line = f"    {name}: {annotation}{default}"
+                    if len(line) > LINE_LENGTH:
+                        lines.append(line)
+    return lines
+
+
+def test_long_fields_of_other_modules_classes_laid_out_without_black_are_as_black_lays_them_out() -> None:
+    from mcpgen.writer import _plain_annotation
+
+    read = 0
+    for line in _plain_annotations():
+        layout = _plain_annotation(line)
+        if layout is not None:
+            read += 1
+            assert layout == black.format_str(f"class A:\n{line}\n", mode=_MODE)[len("class A:\n") :].rstrip("\n").split("\n"), line
+    assert read > 500
+
+
+@pytest.mark.parametrize("names", [["a" * 96], ["mod_" + "x" * 40, "other_" + "y" * 40 + " as other_1"], [f"m{i}" * 9 for i in range(12)]])
+def test_long_imports_laid_out_without_black_are_as_black_lays_them_out(names: list[str]) -> None:
+    module = "from . import " + ", ".join(names) + "\n\n\nclass A:\n    x: int\n"
+    already_split = "from . import (\n    " + "x" * 100 + " as y,\n)\n"
+    for source in (module, already_split + module):
+        found = long_lines(source)
+        assert found
+        assert _format_statements(source, found, ast.parse(source)) == black.format_str(source, mode=_MODE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
@@ -17,7 +18,7 @@ from urllib.parse import unquote, urljoin
 from pydantic import ValidationError
 
 from mcpgen import naming
-from mcpgen.diagnostics import Diagnostics, GenerationError, Topic, join_pointer
+from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Topic, join_pointer
 from mcpgen.ir import (
     Annotations,
     BodyField,
@@ -88,8 +89,23 @@ class OpenApiOptions:
 
 
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
+    """The project `path` describes, with its typed models."""
+    project, pending = parse_openapi_deferred(path, options, diagnostics)
+    if pending is None:
+        return project
+    project, diagnostics.items = pending.attach(project, diagnostics.items)
+    return project
+
+
+def parse_openapi_deferred(
+    path: Path, options: OpenApiOptions, diagnostics: Diagnostics
+) -> tuple[Project, PendingModels | None]:
+    """The project `path` describes, without its typed models yet when they are still being
+    generated: the caller renders what does not need them meanwhile, then `attach`es them
+    (or `close`s the pending job if it stops before)."""
     # The typed models' process starts first: it imports their generator while the spec is read.
     worker = ModelWorker.start() if options.models else None
+    pending = None
     try:
         document = load_document(path, diagnostics)
         if not isinstance(document, dict):
@@ -100,11 +116,56 @@ def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics)
             document = to_openapi3(document, diagnostics)
         read = [str(path)]
         document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
-        project = _Parser(path, document, options, diagnostics, worker).project()
-        return dataclasses.replace(project, files_read=tuple(read))
+        project, pending = _Parser(path, document, options, diagnostics, worker).project()
+        return dataclasses.replace(project, files_read=tuple(read)), pending
     finally:
-        if worker is not None:
+        if worker is not None and (pending is None or pending.worker is not worker):
             worker.close()
+
+
+@dataclass(slots=True)
+class PendingModels:
+    """Typed models being generated (in a worker process, for a big spec) after the parser
+    has returned the project; `attach` waits for them and types the tools' results."""
+
+    job: ModelJob
+    worker: ModelWorker | None  # the process it runs in, stopped by `close`
+    at: int  # where in the source's diagnostics the model warnings belong
+    diagnostics: Diagnostics  # the source's collector: its file and line lookup
+    typed: Callable[[Tool, ModelIndex], Tool]
+
+    def attach(self, project: Project, diagnostics: list[Diagnostic]) -> tuple[Project, list[Diagnostic]]:
+        """`project` (the parser's, or it after the passes) with the models, each tool typed
+        by its operation's response; `diagnostics` with the model warnings in their place."""
+        own = Diagnostics(self.diagnostics.file, line_resolver=self.diagnostics.line_resolver)
+        try:
+            index = _models(self.job, own)
+        finally:
+            self.close()
+        tools = tuple(self.typed(tool, index) for tool in project.tools) if index.classes else project.tools
+        typed = dataclasses.replace(project, tools=tools, models=index.modules)
+        return typed, [*diagnostics[: self.at], *own.items, *diagnostics[self.at :]]
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+
+
+def _models(job: ModelJob, diagnostics: Diagnostics) -> ModelIndex:
+    """The job's models, its warnings in `diagnostics`; none (with a warning) if it failed."""
+    try:
+        index, warnings = job.result()
+        for message, pointer in warnings:
+            diagnostics.warning(message, pointer)
+        return index
+    except Exception as exc:  # noqa: BLE001 - a third-party generator on messy input
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        diagnostics.warning(
+            f"typed models could not be generated ({type(exc).__name__}: {message[:300]}); "
+            "typed functions return plain JSON",
+            "/components/schemas",
+        )
+        return ModelIndex((), {})
 
 
 class _Parser:
@@ -196,7 +257,7 @@ class _Parser:
                 return {}, pointer
         return node, pointer
 
-    def project(self) -> Project:
+    def project(self) -> tuple[Project, PendingModels | None]:
         info = self.doc.get("info")
         info = info if isinstance(info, dict) else {}
         if not info:
@@ -241,9 +302,6 @@ class _Parser:
                 continue
             if tool is not None:
                 tools.append(tool)
-        model_index = self._finish_models(pending, models_at)
-        if model_index.classes:
-            tools = [self._typed(tool, model_index) for tool in tools]
         base_url = self._base_url()
         base_text = "Base URL of the API" if base_url else "Base URL of the API (required: the spec gives no absolute URL)"
         env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
@@ -252,7 +310,7 @@ class _Parser:
         generic = not schemes and bool(tools)
         if generic:
             env_vars.extend(self._generic_credentials(prefix))
-        return Project(
+        project = Project(
             name=name,
             package=naming.package_name(name),
             env_prefix=prefix,
@@ -265,10 +323,12 @@ class _Parser:
             base_url=base_url,
             security_schemes=tuple(schemes.values()),
             env_vars=tuple(env_vars),
-            models=model_index.modules,
             generic_credentials=generic,
             icons=self._logo(info),
         )
+        if pending is None:
+            return project, None
+        return project, PendingModels(pending, self.worker if pending.uses(self.worker) else None, models_at, self.diag, self._typed)
 
     def _logo(self, info: dict[str, Any]) -> tuple[Icon, ...]:
         """The server's icon from `info.x-logo.url` (the Redoc extension), when it is one MCP
@@ -421,14 +481,6 @@ class _Parser:
         roots = [op.node for op in operations] + [op.item.get("parameters") for op in operations]
         return start_models(self.doc, roots, self.worker)
 
-    def _finish_models(self, job: ModelJob | None, at: int) -> ModelIndex:
-        if job is None:
-            return ModelIndex((), {})
-        own = Diagnostics(self.diag.file, line_resolver=self.diag.line_resolver)
-        index = self._models(job, own)
-        self.diag.items[at:at] = own.items
-        return index
-
     def _typed(self, tool: Tool, models: ModelIndex) -> Tool:
         route = tool.route
         raw = self._raw_responses.get(tool.origin.pointer)
@@ -441,21 +493,6 @@ class _Parser:
             route, response_type=response_type, response_model=model[1], response_model_module=model[0]
         )
         return dataclasses.replace(tool, route=typed)
-
-    def _models(self, job: ModelJob, diagnostics: Diagnostics) -> ModelIndex:
-        try:
-            index, warnings = job.result()
-            for message, pointer in warnings:
-                diagnostics.warning(message, pointer)
-            return index
-        except Exception as exc:  # noqa: BLE001 - a third-party generator on messy input
-            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            diagnostics.warning(
-                f"typed models could not be generated ({type(exc).__name__}: {message[:300]}); "
-                "typed functions return plain JSON",
-                "/components/schemas",
-            )
-            return ModelIndex((), {})
 
     # -- operations ----------------------------------------------------------
 
