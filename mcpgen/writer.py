@@ -175,7 +175,8 @@ def _format_statements(source: str, numbers: list[int], tree: ast.Module) -> str
     if any(layout is None for layout in laid_out.values()):
         return None  # an import in parentheses, or with a star: black's to judge
     for number in fields.intersection(numbers):
-        laid_out[number] = _annotated_field(lines[number]) or _plain_annotation(lines[number])
+        line = lines[number]
+        laid_out[number] = _annotated_field(line) or _plain_annotation(line) or _string_assignment(line)
     rest = [number for number in numbers if laid_out[number] is None]
     if rest:
         # One black call for them all, each statement alone in a class of its own (a call costs
@@ -231,9 +232,28 @@ def _annotated_field(line: str) -> list[str] | None:
         return [head, "        " + inner, "    " + close + default]
     # One element a line, each with a comma (black's magic trailing comma after the last).
     elements = _top_level_split(inner)
-    if elements is None or len(elements) < 2 or any(len(element) + 9 > LINE_LENGTH for element in elements):
+    if elements is None or len(elements) < 2 or any(len(element) + 9 > LINE_LENGTH for element in elements[:-1]):
         return None
-    return [head, *(f"        {element}," for element in elements), "    " + close + default]
+    last = [f"        {elements[-1]},"] if len(elements[-1]) + 9 <= LINE_LENGTH else _long_example(elements[-1])
+    if last is None:
+        return None
+    return [head, *(f"        {element}," for element in elements[:-1]), *last, "    " + close + default]
+
+
+_LONG_EXAMPLE = re.compile(r"Field\(examples=\[(" + _STRING.pattern + r")\]\)")
+
+
+def _long_example(element: str) -> list[str] | None:
+    """black's layout of a subscript's last element `Field(examples=["..."])` too long for a
+    line of its own (an example longer than the line): the call split, then the list if the
+    example does not fit beside `examples=[`."""
+    found = _LONG_EXAMPLE.fullmatch(element)
+    if found is None:
+        return None
+    example = found.group(1)
+    if len(example) + len("            examples=[]") <= LINE_LENGTH:
+        return ["        Field(", f"            examples=[{example}]", "        ),"]
+    return ["        Field(", "            examples=[", f"                {example}", "            ]", "        ),"]
 
 
 _IMPORT_FROM = re.compile(r"(from [A-Za-z0-9_.]+ import) ((?:[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?, )*[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?)")
@@ -259,6 +279,19 @@ def _import_from(line: str) -> list[str] | None:
         return None
     head, names = found.groups()
     return [head + " (", *(f"    {name}," for name in names.split(", ")), ")"]
+
+
+_STRING_ASSIGNMENT = re.compile(r"(    [A-Za-z_][A-Za-z0-9_]* = )(" + _STRING.pattern + ")")
+
+
+def _string_assignment(line: str) -> list[str] | None:
+    """black's layout of a too-long `    name = "text"` (an enum member): the string in
+    parentheses when that makes it fit, else the line as it is."""
+    found = _STRING_ASSIGNMENT.fullmatch(line)
+    if found is None:
+        return None
+    head, text = found.groups()
+    return [head + "(", "        " + text, "    )"] if len(text) + 8 <= LINE_LENGTH else [line]
 
 
 # A model field typed by classes of other modules, `    name: module.Class | None = None`, or a

@@ -237,3 +237,28 @@ def test_long_imports_laid_out_without_black_are_as_black_lays_them_out(names: l
         found = long_lines(source)
         assert found
         assert _format_statements(source, found, ast.parse(source)) == black.format_str(source, mode=_MODE)
+
+
+def _long_strings() -> list[str]:
+    """Long enum members and fields with one long example, as black_style leaves their quotes."""
+    lines = []
+    for name in ("x", "html_url", "a" * 30):
+        for n in range(40, 200, 4):
+            for text in ('"' + "h" * n + '"', "'a \" b " + "z" * n + "'", '"' + "h" * (n // 2) + "\\n" + "y" * (n // 2) + '"'):
+                lines.append(f"    {name} = {text}")
+                for annotation in ("str", "AnyUrl | None", "list[str] | None"):
+                    for default in ("", " = None"):
+                        lines.append(f"    {name}: Annotated[{annotation}, Field(examples=[{text}])]{default}")
+    return [line for line in lines if len(line) > LINE_LENGTH]
+
+
+def test_long_strings_laid_out_without_black_are_as_black_lays_them_out() -> None:
+    from mcpgen.writer import _annotated_field, _string_assignment
+
+    read = 0
+    for line in _long_strings():
+        layout = _annotated_field(line) or _string_assignment(line)
+        if layout is not None:
+            read += 1
+            assert layout == black.format_str(f"class A:\n{line}\n", mode=_MODE)[len("class A:\n") :].rstrip("\n").split("\n"), line
+    assert read > 1000
