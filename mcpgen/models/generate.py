@@ -141,6 +141,15 @@ class ModelJob:
         self._process, self._pipe, self._worker = worker.process, worker.pipe, worker
         return None
 
+    def close(self) -> None:
+        """Stop the generation if its result was never read (the caller stopped before)."""
+        if self._process is not None:
+            if self._process.exitcode is None:
+                self._process.terminate()
+            self._process.join()
+            self._process = None
+            self._pipe.close()
+
     def uses(self, worker: ModelWorker | None) -> bool:
         """Whether this job runs in `worker` (and the worker must live until its result)."""
         return worker is not None and self._worker is worker
@@ -178,6 +187,7 @@ def _models_here(document: dict[str, Any], roots: list[Any] | None) -> tuple[Mod
 
 
 def _models_child(document: dict[str, Any], roots: list[Any] | None, sender: Any) -> None:
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)  # `ModelJob.close`: its temporary files go too
     _without_collector()
     _answer(sender, lambda: _models_here(document, roots))
 

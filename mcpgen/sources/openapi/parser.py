@@ -147,6 +147,8 @@ class PendingModels:
         return typed, [*diagnostics[: self.at], *own.items, *diagnostics[self.at :]]
 
     def close(self) -> None:
+        """Stop the generation if it is still running (the caller stopped before `attach`)."""
+        self.job.close()
         if self.worker is not None:
             self.worker.close()
 
