@@ -282,28 +282,12 @@ class _Parser:
         )
         models_at = len(self.diag.items)  # model warnings are reported here, whenever they arrive
         pending = self._start_models(operations)
-        tools = []
-        used_python_names: set[str] = set()
-        for op, tool_name in zip(operations, names, strict=True):
-            if tool_name.reason:
-                self.diag.renamed(op.wanted_name, tool_name.name, tool_name.reason, op.pointer)
-            try:
-                tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
-            except RecursionError:  # schema walks recurse once per nesting level
-                self.diag.skipped("schemas nested too deeply to convert; operation skipped", "schemas too deep", op.pointer)
-                continue
-            except SchemaTooLarge as exc:
-                self.diag.skipped(f"{exc}, too many to convert; operation skipped", "schemas too large", op.pointer)
-                continue
-            depth = 0 if tool is None else max(_json_depth(tool.input_schema), _json_depth(tool.output_schema))
-            if depth > _MAX_SCHEMA_DEPTH:
-                self.diag.skipped(
-                    f"schemas nested {depth} levels deep, more than the {_MAX_SCHEMA_DEPTH} MCP SDKs can send; "
-                    "operation skipped", "schemas too deep", op.pointer,
-                )
-                continue
-            if tool is not None:
-                tools.append(tool)
+        try:
+            tools = self._tools(operations, names, schemes)
+        except BaseException:
+            if pending is not None:
+                pending.close()  # its models will not be wanted
+            raise
         base_url = self._base_url()
         base_text = "Base URL of the API" if base_url else "Base URL of the API (required: the spec gives no absolute URL)"
         env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
@@ -331,6 +315,34 @@ class _Parser:
         if pending is None:
             return project, None
         return project, PendingModels(pending, self.worker if pending.uses(self.worker) else None, models_at, self.diag, self._typed)
+
+    def _tools(
+        self, operations: list[_Operation], names: list[naming.ToolName], schemes: dict[str, SecurityScheme]
+    ) -> list[Tool]:
+        """A tool for each operation that converts; the others skipped, with a warning each."""
+        tools: list[Tool] = []
+        used_python_names: set[str] = set()
+        for op, tool_name in zip(operations, names, strict=True):
+            if tool_name.reason:
+                self.diag.renamed(op.wanted_name, tool_name.name, tool_name.reason, op.pointer)
+            try:
+                tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
+            except RecursionError:  # schema walks recurse once per nesting level
+                self.diag.skipped("schemas nested too deeply to convert; operation skipped", "schemas too deep", op.pointer)
+                continue
+            except SchemaTooLarge as exc:
+                self.diag.skipped(f"{exc}, too many to convert; operation skipped", "schemas too large", op.pointer)
+                continue
+            depth = 0 if tool is None else max(_json_depth(tool.input_schema), _json_depth(tool.output_schema))
+            if depth > _MAX_SCHEMA_DEPTH:
+                self.diag.skipped(
+                    f"schemas nested {depth} levels deep, more than the {_MAX_SCHEMA_DEPTH} MCP SDKs can send; "
+                    "operation skipped", "schemas too deep", op.pointer,
+                )
+                continue
+            if tool is not None:
+                tools.append(tool)
+        return tools
 
     def _logo(self, info: dict[str, Any]) -> tuple[Icon, ...]:
         """The server's icon from `info.x-logo.url` (the Redoc extension), when it is one MCP
