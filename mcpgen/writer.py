@@ -288,7 +288,7 @@ def _string_assignment(line: str) -> list[str] | None:
     """black's layout of a too-long `    name = "text"` (an enum member): the string in
     parentheses when that makes it fit, else the line as it is."""
     found = _STRING_ASSIGNMENT.fullmatch(line)
-    if found is None:
+    if found is None or not line.isascii():  # black counts some characters as two columns
         return None
     head, text = found.groups()
     return [head + "(", "        " + text, "    )"] if len(text) + 8 <= LINE_LENGTH else [line]

@@ -103,6 +103,8 @@ def compare(old: Catalog, old_served: dict[str, Served], new: Catalog, new_serve
 
 
 def _tool_changes(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+    if old == new:  # most tools of a regeneration: nothing to look into
+        return []
     changes = _input_changes(name, old.get("inputSchema") or {}, new.get("inputSchema") or {})
     changes += _output_changes(name, old.get("outputSchema"), new.get("outputSchema"))
     if old.get("annotations") != new.get("annotations"):
