@@ -256,10 +256,9 @@ def _long_example(element: str) -> list[str] | None:
     return ["        Field(", "            examples=[", f"                {example}", "            ]", "        ),"]
 
 
-_IMPORT_FROM = re.compile(r"(from [A-Za-z0-9_.]+ import) ((?:[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?, )*[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?)")
-
-
-_IMPORTED_NAME = re.compile(r"    [A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?,")
+_IMPORTED = r"[A-Za-z_][A-Za-z0-9_]*(?: as [A-Za-z_][A-Za-z0-9_]*)?"  # `name` or `name as alias`
+_IMPORT_FROM = re.compile(rf"(from [A-Za-z0-9_.]+ import) ((?:{_IMPORTED}, )*{_IMPORTED})")
+_IMPORTED_NAME = re.compile(rf"    {_IMPORTED},")
 
 
 def _is_exploded_import(lines: list[str]) -> bool:
