@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import black
@@ -194,13 +195,18 @@ def _annotated_fields() -> list[str]:
 def test_long_model_fields_laid_out_without_black_are_as_black_lays_them_out() -> None:
     from mcpgen.writer import _annotated_field
 
+    assert _laid_out_as_black(_annotated_field, _annotated_fields()) > 100  # most of them; black gets the rest
+
+
+def _laid_out_as_black(layout_of: Callable[[str], list[str] | None], lines: list[str]) -> int:
+    """How many of `lines` (class-body statements) `layout_of` lays out; asserts each is as black lays it out."""
     read = 0
-    for line in _annotated_fields():
-        layout = _annotated_field(line)
+    for line in lines:
+        layout = layout_of(line)
         if layout is not None:
             read += 1
             assert layout == black.format_str(f"class A:\n{line}\n", mode=_MODE)[len("class A:\n") :].rstrip("\n").split("\n"), line
-    assert read > 100  # the reading covers most of them; black gets the rest
+    return read
 
 
 def _plain_annotations() -> list[str]:
@@ -220,13 +226,7 @@ def _plain_annotations() -> list[str]:
 def test_long_fields_of_other_modules_classes_laid_out_without_black_are_as_black_lays_them_out() -> None:
     from mcpgen.writer import _plain_annotation
 
-    read = 0
-    for line in _plain_annotations():
-        layout = _plain_annotation(line)
-        if layout is not None:
-            read += 1
-            assert layout == black.format_str(f"class A:\n{line}\n", mode=_MODE)[len("class A:\n") :].rstrip("\n").split("\n"), line
-    assert read > 500
+    assert _laid_out_as_black(_plain_annotation, _plain_annotations()) > 500
 
 
 @pytest.mark.parametrize("names", [["a" * 96], ["mod_" + "x" * 40, "other_" + "y" * 40 + " as other_1"], [f"m{i}" * 9 for i in range(12)]])
@@ -255,10 +255,4 @@ def _long_strings() -> list[str]:
 def test_long_strings_laid_out_without_black_are_as_black_lays_them_out() -> None:
     from mcpgen.writer import _annotated_field, _string_assignment
 
-    read = 0
-    for line in _long_strings():
-        layout = _annotated_field(line) or _string_assignment(line)
-        if layout is not None:
-            read += 1
-            assert layout == black.format_str(f"class A:\n{line}\n", mode=_MODE)[len("class A:\n") :].rstrip("\n").split("\n"), line
-    assert read > 1000
+    assert _laid_out_as_black(lambda line: _annotated_field(line) or _string_assignment(line), _long_strings()) > 1000
