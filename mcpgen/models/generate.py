@@ -96,8 +96,7 @@ class ModelWorker:
         """Stop the worker if it is still running (never sent its input, or its answer
         never read: the generation stopped before)."""
         if self.process.exitcode is None:
-            self.process.terminate()
-            self.process.join()
+            _stop(self.process)
         self.pipe.close()
 
 
@@ -145,7 +144,7 @@ class ModelJob:
         """Stop the generation if its result was never read (the caller stopped before)."""
         if self._process is not None:
             if self._process.exitcode is None:
-                self._process.terminate()
+                _stop(self._process)
             self._process.join()
             self._process = None
             self._pipe.close()
@@ -219,6 +218,20 @@ def _worker_child(pipe: Any, parent_end: Any) -> None:
         return index, warnings
 
     _answer(pipe, generate)
+
+
+def _stop(process: Any) -> None:
+    """SIGTERM (the process exits through SystemExit, removing its temporary files), then
+    SIGKILL if it is still running: SystemExit raised inside a finalizer is ignored, and the
+    generator then runs on (seen in CI: a join that waited 900 s)."""
+    process.terminate()
+    process.join(_STOP_GRACE_SECONDS)
+    if process.exitcode is None:
+        process.kill()
+        process.join()
+
+
+_STOP_GRACE_SECONDS = 2.0
 
 
 def _exit_on_sigterm(signum: int, frame: Any) -> None:
