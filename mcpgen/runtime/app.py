@@ -29,15 +29,15 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import (
     audit,
-    catalog,
     content,
+    dynamic,
     extensions,
     guard,
     guarded,
     messages,
-    oauth,
     paging,
     patterns,
+    policy,
     redact,
     results,
     settings,
@@ -46,6 +46,8 @@ from . import (
 )
 from .catalog import tool_table
 from .project import current, resets
+from .registry import registry
+from .state import state
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -54,29 +56,27 @@ MAX_TEXT = 100_000  # characters of an error message; results are cut at PREFIX_
 MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
 
 
-@oauth.per_caller  # per settings, and per OAuth caller's scopes
+@policy.per_caller  # per settings, and per OAuth caller's scopes
 def _tool_list() -> list[dict[str, Any]]:
     """The listed tools as sent on the wire: `tools.json`'s dicts as they are, with no model
     built per tool (the SDK validates and dumps the page it is given anyway)."""
-    customs = [custom.entry for custom in extensions.custom_tools().values()]
+    customs = extensions.custom_tools()
+    shown = {entry.name for entry in policy.visible("tool", "meta tool")}
     if current().tool_mode == "dynamic":
         # The catalogue is reached through search_tools/describe_tool/call_tool; custom tools stay direct.
-        from . import dynamic
-
-        listed = [entry for entry in customs if guard.enabled(entry["tool"]["name"])]
-        metas = [tool for tool in dynamic.meta_tools() if guard.enabled(tool.name, "meta tool")]
+        metas = [tool for tool in dynamic.meta_tools() if tool.name in shown]
         wire = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in metas]
-        return [*wire, *(entry["tool"] for entry in listed)]
-    entries = [*tool_table().values(), *customs]
-    return [entry["tool"] for entry in entries if guard.enabled(entry["tool"]["name"])]
+        return [*wire, *(custom.entry["tool"] for name, custom in customs.items() if name in shown)]
+    entries = [*tool_table().values(), *(custom.entry for custom in customs.values())]
+    return [entry["tool"] for entry in entries if entry["tool"]["name"] in shown]
 
 
-@oauth.per_caller
+@policy.per_caller
 def _tool_list_digest() -> str:
     return paging.digest([tool["name"] for tool in _tool_list()])
 
 
-@oauth.per_caller
+@policy.per_caller
 def _tool_list_weights() -> list[int]:
     """Each listed tool's JSON size in bytes: pages are bounded in bytes too."""
     return [len(pydantic_core.to_json(tool)) for tool in _tool_list()]
@@ -275,7 +275,7 @@ async def call_tool(
 
 
 async def _guarded_call(name: str, arguments: dict[str, Any]) -> Answer:
-    kind = _tool_kind(name)
+    entry = registry().tool(name)
 
     def missing(why: str | None) -> MCPError:
         # The spec makes an unknown tool a protocol error, not a tool result; a hidden tool is
@@ -286,11 +286,10 @@ async def _guarded_call(name: str, arguments: dict[str, Any]) -> Answer:
     return await guarded.run(
         "tool",
         name,
+        entry,
         arguments,
-        lambda: _dispatch(name, arguments, kind == "meta tool"),
+        lambda: _dispatch(name, arguments, entry is not None and entry.kind == "meta tool"),
         _clean,
-        known=kind is not None,
-        address=kind,
         missing=missing,
         limited=error_result,
         failed=lambda result: bool(getattr(result, "is_error", False)),
@@ -304,19 +303,8 @@ def _clean(result: Answer) -> Answer:
     return redact.clean_result(result) if isinstance(result, types.CallToolResult) else result
 
 
-def _tool_kind(name: str) -> guard.Kind | None:
-    """How a tools/call names its tool: a meta tool, a tool, or nothing this server serves."""
-    if name in guard.meta_tools():
-        return "meta tool"
-    if name in tool_table() or name in extensions.custom_tools():
-        return "tool"
-    return None
-
-
 async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> Answer:
     if meta:
-        from . import dynamic
-
         return await dynamic.call_meta(name, arguments, run_tool)
     return await _execute(name, arguments)
 
@@ -324,7 +312,9 @@ async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> Answer:
 async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     """A catalogue tool called through dynamic mode's call_tool, whose own call went through
     `guarded`: the tool's access and its per-tool limit here; every failure an isError result."""
-    refusal = guard.refusal(name)
+    entry, refusal = policy.lookup("tool", name)
+    if entry is None:
+        return error_result(f"Unknown tool: {name}.")
     if refusal is not None:
         return error_result(f"Tool {name} is not available ({refusal}).")
     limited = await guard.take(name, server=False)  # the server-wide token was taken for call_tool
@@ -384,7 +374,8 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> Answer:
     problems = _errors(_input_validator(name), arguments)
     if problems:
         return error_result("Invalid arguments:\n" + "\n".join(problems))
-    if name in current().confirm_tools:  # the user says yes first (mcpgen.toml `confirm`)
+    entry = registry().get("tool", name)
+    if entry is not None and entry.confirm:  # the user says yes first (mcpgen.toml `confirm`)
         from . import confirm
 
         refused = await confirm.check(name, tool_table()[name]["http"], arguments)
@@ -655,7 +646,7 @@ def serve_stdio() -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    catalog.owns_process = True
+    state().owns_process = True
 
     async def run() -> None:
         async with stdio_server() as (read, write):
@@ -672,7 +663,7 @@ def serve_http(host: str, port: int) -> None:
     from .http_guard import auth_mode, protect, resource_url, transport_security
     from .shared import describe
 
-    catalog.owns_process = True
+    state().owns_process = True
     resource = resource_url(host, port)
     subscriptions.stateless = not settings.current().http_sessions  # see subscriptions.py
     app = server().streamable_http_app(

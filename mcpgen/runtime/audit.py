@@ -27,6 +27,7 @@ from functools import cache
 from typing import Any, Literal
 
 from . import settings
+from .principal import principal
 from .project import current
 from .redact import REDACTED, clean_text, redact_text
 
@@ -84,8 +85,6 @@ def _logger() -> logging.Logger:
 
 
 def begin(name: str | None, arguments: Any, kind: Kind = "tool", **fields: str) -> ToolCall:
-    from .oauth import principal
-
     caller = principal()
     call = ToolCall(name, arguments, kind, fields, principal=caller.audit() if caller else None)
     _current.set(call)

@@ -8,9 +8,7 @@ from functools import cache
 from typing import Any
 
 from .project import current, resets
-
-# Set by the entry points (`app.serve_stdio`, `app.serve_http`): the process is this server's.
-owns_process = False
+from .state import state
 
 
 @resets
@@ -28,7 +26,7 @@ def tool_table() -> dict[str, dict[str, Any]]:
     try:
         entries: list[dict[str, Any]] = current().read_json("tools.json")
     finally:
-        if owns_process:
+        if state().owns_process:  # set by the entry points (`app.serve_stdio`, `app.serve_http`)
             gc.freeze()
         if paused:
             gc.enable()

@@ -57,14 +57,14 @@ def _prepared(argv: list[str] | None) -> Callable[[], None]:
         stream=sys.stderr, level=args.log_level, format="%(levelname)s %(name)s: %(message)s"
     )
     from . import settings
-    from .guard import all_tools
+    from .policy import names_addressed
     from .redact import install_log_filter
 
     install_log_filter()
     base_url = getattr(args, "base_url", None)
     host = args.host if args.transport == "http" else None
     try:  # before serving: a bad setting is never silently ignored
-        checked = settings.check_environment(project, os.environ, all_tools, host, base_url)
+        checked = settings.check_environment(project, os.environ, names_addressed, host, base_url)
         if checked.redis_url:
             from .shared import check_library
 

@@ -5,9 +5,10 @@ Known values (a template variable's enum, a prompt argument's declared `values`)
 offered by prefix. `hooks.complete`, when it returns a list, answers instead: that is
 where a completer that looks things up belongs.
 
-Every completion goes through `guarded` (it runs the user's hook): it counts against the
-server-wide rate limit, its values and errors are cleaned, and it writes one audit line.
-The variables of a hidden resource template are not completed (see `resources`).
+Every completion goes through `guarded` (it runs the user's hook) for its target's registry
+entry, the prompt or the resource template: the access policy decides on that entry (a hidden
+or out-of-scope target is not completed), the completion counts against the server-wide rate
+limit and the target's own, its values and errors are cleaned, and it writes one audit line.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mcp.server import ServerRequestContext
 from . import guarded
 from .extensions import hooks
 from .project import current
+from .registry import completion_target
 
 MAX_COMPLETIONS = 100  # the spec's cap on values per completion result
 UserCompleter = Callable[[str, str, str, dict[str, str]], "list[str] | None"]
@@ -35,12 +37,19 @@ async def complete(
     )
     context = dict(params.context.arguments or {}) if params.context is not None else {}
     arguments = {"argument": params.argument.name, "value": params.argument.value}
+
+    def missing(why: str | None) -> MCPError:
+        shown = f"No prompt or resource template {key!r} to complete" + (f" ({why})" if why else "")
+        return MCPError(code=types.INVALID_PARAMS, message=shown)
+
     return await guarded.run(
         "completion",
         key,
+        completion_target(params.ref),
         {**arguments, "context": context},
         lambda: _complete(params),
         guarded.clean_completion,
+        missing=missing,
     )
 
 

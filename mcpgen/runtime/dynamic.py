@@ -20,11 +20,12 @@ from typing import Any
 
 from mcp import types
 
-from . import guard, messages, oauth, patterns, redact
+from . import messages, patterns, policy, redact, settings
 from .catalog import tool_table
+from .project import resets
+from .registry import CALL, DESCRIBE, META_TOOL_NAMES, SEARCH, registry
 
-SEARCH, DESCRIBE, CALL = "search_tools", "describe_tool", "call_tool"
-META_TOOL_NAMES = frozenset({SEARCH, DESCRIBE, CALL})
+__all__ = ["CALL", "DESCRIBE", "META_TOOL_NAMES", "SEARCH", "call_meta", "meta_tools", "search"]
 MAX_RESULTS = 50
 # Where a query word is found counts this much: a word of the name says more than one of the prose.
 FIELD_WEIGHTS = {"name": 3.0, "title": 2.0, "tags": 2.0, "description": 1.0}
@@ -35,105 +36,124 @@ _READ_ONLY = {
     "idempotentHint": True,
     "openWorldHint": False,
 }
-_META_TOOLS: list[dict[str, Any]] = [
-    {
-        "name": SEARCH,
-        "title": "Search the tool catalogue",
-        "description": (
-            "Find tools of this server by keywords (ranked by matches in tool names, titles, tags and "
-            f"descriptions). This server has {len(tool_table())} tools; search first, then describe_tool "
-            "for a tool's input schema, then call_tool."
-        ),
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "description": "Keywords, e.g. 'list issues repository'",
-                },
-                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "default": 10},
-            },
-            "required": ["query"],
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "tools": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "title": {"type": "string"},
-                            "summary": {"type": "string"},
-                            "score": {"type": "number"},
-                        },
-                        "required": ["name", "summary", "score"],
+
+
+@resets
+@cache
+def _meta_tool_dicts() -> list[dict[str, Any]]:
+    """The meta tools as sent (their text counts the catalogue's tools)."""
+    return [
+        {
+            "name": SEARCH,
+            "title": "Search the tool catalogue",
+            "description": (
+                "Find tools of this server by keywords (ranked by matches in tool names, titles, tags and "
+                f"descriptions). This server has {len(tool_table())} tools; search first, then describe_tool "
+                "for a tool's input schema, then call_tool."
+            ),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {
+                        "type": "string",
+                        "description": "Keywords, e.g. 'list issues repository'",
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_RESULTS,
+                        "default": 10,
                     },
                 },
-                "matches": {
-                    "type": "integer",
-                    "description": "How many tools matched at least one keyword",
+                "required": ["query"],
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "tools": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "title": {"type": "string"},
+                                "summary": {"type": "string"},
+                                "score": {"type": "number"},
+                            },
+                            "required": ["name", "summary", "score"],
+                        },
+                    },
+                    "matches": {
+                        "type": "integer",
+                        "description": "How many tools matched at least one keyword",
+                    },
                 },
+                "required": ["tools", "matches"],
             },
-            "required": ["tools", "matches"],
+            "annotations": {"title": "Search the tool catalogue", **_READ_ONLY},
         },
-        "annotations": {"title": "Search the tool catalogue", **_READ_ONLY},
-    },
-    {
-        "name": DESCRIBE,
-        "title": "Describe one tool",
-        "description": "The full definition of one tool found with search_tools: description, inputSchema, outputSchema.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "A tool name returned by search_tools"}
-            },
-            "required": ["name"],
-        },
-        "annotations": {"title": "Describe one tool", **_READ_ONLY},
-    },
-    {
-        "name": CALL,
-        "title": "Call one tool",
-        "description": (
-            "Run one tool by name. `arguments` must match the tool's inputSchema (see describe_tool); "
-            "invalid arguments come back as an error listing each problem."
-        ),
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "A tool name returned by search_tools"},
-                "arguments": {
-                    "type": "object",
-                    "description": "The tool's arguments",
-                    "default": {},
+        {
+            "name": DESCRIBE,
+            "title": "Describe one tool",
+            "description": "The full definition of one tool found with search_tools: description, inputSchema, outputSchema.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "A tool name returned by search_tools",
+                    }
                 },
+                "required": ["name"],
             },
-            "required": ["name"],
+            "annotations": {"title": "Describe one tool", **_READ_ONLY},
         },
-        # It runs whichever tool it is given: what the most dangerous of them may do.
-        "annotations": {
+        {
+            "name": CALL,
             "title": "Call one tool",
-            "readOnlyHint": False,
-            "destructiveHint": True,
-            "idempotentHint": False,
-            "openWorldHint": True,
+            "description": (
+                "Run one tool by name. `arguments` must match the tool's inputSchema (see describe_tool); "
+                "invalid arguments come back as an error listing each problem."
+            ),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "A tool name returned by search_tools",
+                    },
+                    "arguments": {
+                        "type": "object",
+                        "description": "The tool's arguments",
+                        "default": {},
+                    },
+                },
+                "required": ["name"],
+            },
+            # It runs whichever tool it is given: what the most dangerous of them may do.
+            "annotations": {
+                "title": "Call one tool",
+                "readOnlyHint": False,
+                "destructiveHint": True,
+                "idempotentHint": False,
+                "openWorldHint": True,
+            },
         },
-    },
-]
+    ]
+
 
 RunTool = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
 
 
 def meta_tools() -> list[types.Tool]:
-    return [types.Tool.model_validate(tool) for tool in _META_TOOLS]
+    return [types.Tool.model_validate(tool) for tool in _meta_tool_dicts()]
 
 
+@resets
 @cache
 def _validator(name: str) -> Any:
     # Advertised without additionalProperties/minLength (every client accepts them so); checked with them.
-    schema = next(t for t in _META_TOOLS if t["name"] == name)["inputSchema"]
+    schema = next(t for t in _meta_tool_dicts() if t["name"] == name)["inputSchema"]
     strict = {**schema, "additionalProperties": False}
     if name == SEARCH:
         strict["properties"] = {**schema["properties"], "query": {"type": "string", "minLength": 1}}
@@ -167,7 +187,8 @@ async def call_meta(
         found = search(arguments["query"], arguments.get("limit", 10))
         return _result({"tools": found, "matches": _match_count(arguments["query"])})
     target = arguments["name"]
-    if target not in tool_table() or not guard.enabled(target):  # hidden tools stay hidden here too
+    entry, refusal = policy.lookup("tool", target)
+    if target not in tool_table() or entry is None or refusal is not None:  # hidden stays hidden
         hints = ", ".join(hit["name"] for hit in search(target, 3))
         return _error(
             f"Unknown tool: {target}." + (f" Closest: {hints}." if hints else " Use search_tools.")
@@ -201,12 +222,13 @@ class _Document:
     fields: dict[str, Counter[str]]
 
 
-@cache
+@settings.per_settings  # the settings' hidden tools are left out; the caller's scopes at `search`
 def _index() -> tuple[list[_Document], dict[str, float]]:
     """Word counts per field of every tool, and each word's inverse document frequency."""
     documents = []
     for name, entry in tool_table().items():
-        if guard.settings_refusal(name) is not None:  # the caller's scopes: at `search`
+        registered = registry().get("tool", name)
+        if registered is None or policy.settings_refusal(registered) is not None:
             continue
         tool = entry["tool"]
         description = tool.get("description") or ""
@@ -224,6 +246,12 @@ def _index() -> tuple[list[_Document], dict[str, float]]:
     total = len(documents)
     idf = {w: math.log(1 + (total - n + 0.5) / (n + 0.5)) for w, n in frequency.items()}
     return documents, idf
+
+
+def _in_scope(name: str) -> bool:
+    """The caller's scopes allow the catalogue tool `name` (its settings were checked at `_index`)."""
+    entry = registry().get("tool", name)
+    return entry is not None and policy.scope_refusal(entry) is None
 
 
 def _score(document: _Document, terms: list[str], idf: dict[str, float]) -> float:
@@ -245,7 +273,7 @@ def search(query: str, limit: int) -> list[dict[str, Any]]:
     """The best `limit` tools for `query`, best first; ties by name."""
     terms = list(dict.fromkeys(words(query)))
     documents, idf = _index()
-    documents = [d for d in documents if oauth.scope_refusal(d.name) is None]
+    documents = [d for d in documents if _in_scope(d.name)]
     scored = [(s, d) for d in documents if (s := _score(d, terms, idf)) > 0]
     scored.sort(key=lambda pair: (-pair[0], pair[1].name))
     return [
@@ -265,6 +293,5 @@ def _match_count(query: str) -> int:
     return sum(
         1
         for d in documents
-        if oauth.scope_refusal(d.name) is None
-        and any(counts[t] for counts in d.fields.values() for t in terms)
+        if _in_scope(d.name) and any(counts[t] for counts in d.fields.values() for t in terms)
     )

@@ -25,7 +25,6 @@ import pydantic_core
 from . import content
 from .catalog import tool_table
 from .project import current, resets
-from .subscriptions import resource_updated
 
 __all__ = [
     "CustomTool",
@@ -34,7 +33,6 @@ __all__ = [
     "current_tool",
     "custom_tools",
     "hooks",
-    "resource_updated",
     "tool",
 ]
 
@@ -71,20 +69,26 @@ def tool(
     destructive: bool | None = None,
     idempotent: bool | None = None,
     open_world: bool | None = None,
+    scopes: list[str] | tuple[str, ...] | None = None,
 ) -> Callable[[F], F]:
-    """Register the decorated function as a tool named `name` (default: the function's name)."""
+    """Register the decorated function as a tool named `name` (default: the function's name).
+    `scopes`: the OAuth scopes a caller needs, all of them (None: the project's `default_scopes`;
+    []: none), decided by the access policy like every other entry's."""
 
     def register(function: F) -> F:
         tool_name = name or function.__name__
         if tool_name in _REGISTERED:
             raise ValueError(f"custom tool {tool_name!r} is defined twice")
-        _REGISTERED[tool_name] = _describe(
+        described = _describe(
             function,
             tool_name,
             title,
             description or inspect.getdoc(function) or tool_name,
             hints(read_only, destructive, idempotent, open_world),
         )
+        if scopes is not None:
+            described.entry["scopes"] = [sorted(set(scopes))] if scopes else []
+        _REGISTERED[tool_name] = described
         return function
 
     return register

@@ -1,13 +1,12 @@
 # mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
-"""The one path every request that reaches the upstream or the user's code goes through:
-tools/call (dynamic mode's meta tools included), resources/read (HTTP- and function-bound),
-prompts/get and completion/complete.
+"""The one path every request to an entry goes through: tools/call (dynamic mode's meta
+tools included), resources/read and resources/subscribe, prompts/get and completion/complete.
 
-`run` does, in order: access control (read-only, allow, deny; see `guard` for how an entry
-is addressed), input validation, rate limits (server-wide, and per entry for what access
-control addresses), the work, then cleaning: secrets redacted and control characters
-stripped from the result and from every error message, JSON-RPC errors included. Each
-request writes one audit line (`audit`), whatever its outcome.
+`run` does, in order: the access decision (`policy.refusal`, for the registry entry that
+serves the request), input validation, rate limits (server-wide, and the entry's own bucket),
+the work, then cleaning: secrets redacted and control characters stripped from the result
+and from every error message, JSON-RPC errors included. Each request writes one audit line
+(`audit`), whatever its outcome.
 
 How a refusal is answered differs by kind, and the caller says it: a hidden or unknown
 entry is answered like an unknown one (`missing`), a tool call over a limit is an `isError`
@@ -23,7 +22,8 @@ from typing import Any, TypeVar
 
 from mcp import MCPError, types
 
-from . import audit, guard, redact, settings
+from . import audit, guard, policy, redact, settings
+from .registry import Entry
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +36,11 @@ MAX_MESSAGE = 10_000  # characters of one JSON-RPC error message
 async def run(
     kind: audit.Kind,
     name: str | None,
+    entry: Entry | None,
     arguments: Mapping[str, Any],
     work: Callable[[], Awaitable[T]],
     clean: Callable[[T], T],
     *,
-    known: bool = True,
-    address: guard.Kind | None = None,
     missing: Callable[[str | None], MCPError] | None = None,
     validate: Callable[[], list[str]] | None = None,
     invalid: Callable[[list[str]], T] | None = None,
@@ -51,10 +50,9 @@ async def run(
 ) -> T:
     """Run `work` for one request of `kind` to the entry `name` with every duty done.
 
-    `known`: False when no entry serves the request (answered with `missing(None)`; `name` is
-    what the request asked for, None when it named no entry, like a URI no template matches);
-    `address`: how access settings and per-entry limits address `name` (None: they do not,
-    only the server-wide limit applies); `missing(why)`: the error for an unknown entry, or
+    `name`: what the request asked for (None when it named nothing, like a URI no template
+    matches), for the audit line; `entry`: the registry entry serving it (None: nothing is
+    served, answered with `missing(None)`); `missing(why)`: the error for an unknown entry, or
     one hidden for `why`; `validate()`: the problems of the arguments, answered with
     `invalid(problems)` (default: an invalid-params error); `limited(message)`: the answer
     over a rate limit (default: a `RATE_LIMITED` error); `failed(result)`: whether a result
@@ -64,10 +62,10 @@ async def run(
         with settings.pinned():
             result = await _steps(
                 kind,
-                name if known else None,
+                name,
+                entry,
                 work,
                 clean,
-                address,
                 missing,
                 validate,
                 invalid,
@@ -91,19 +89,20 @@ async def run(
 async def _steps(
     kind: audit.Kind,
     name: str | None,
+    entry: Entry | None,
     work: Callable[[], Awaitable[T]],
     clean: Callable[[T], T],
-    address: guard.Kind | None,
     missing: Callable[[str | None], MCPError] | None,
     validate: Callable[[], list[str]] | None,
     invalid: Callable[[list[str]], T] | None,
     limited: Callable[[str], T] | None,
 ) -> T:
-    why = None if name is None or address is None else guard.refusal(name, address)
-    if name is None or why is not None:
+    why = None if entry is None else policy.refusal(entry)
+    if entry is None or why is not None:
         audit.mark("refused")
         if missing is None:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown {kind}: {name} ({why})")
+            shown = f"Unknown {kind}: {name}" + (f" ({why})" if why else "")
+            raise MCPError(code=types.INVALID_PARAMS, message=shown)
         raise missing(why)
     problems = validate() if validate is not None else []
     if problems:
@@ -113,7 +112,7 @@ async def _steps(
             code=types.INVALID_PARAMS,
             message=f"Invalid arguments for {kind} {name}:\n" + "\n".join(problems),
         )
-    message = await guard.take(name if address is not None else None)
+    message = await guard.take(entry.bucket)
     if message is not None:
         audit.mark("rate_limited")
         if limited is not None:

@@ -16,15 +16,14 @@
 from __future__ import annotations
 
 import hmac
-import json
 import socket
-from collections.abc import Sequence
-from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import settings
+from . import settings, shared
+from .asgi import respond, respond_json
+from .oauth import OAuthGate, OAuthVerifier
 from .project import current
 from .settings import is_loopback
 
@@ -83,30 +82,6 @@ async def _unauthorized(send: Send) -> None:
     await respond_json(send, 401, body, ((b"www-authenticate", b'Bearer realm="mcp"'),))
 
 
-async def respond(
-    send: Send,
-    status: int,
-    body: bytes,
-    headers: Sequence[tuple[bytes, bytes]] = (),
-    head_only: bool = False,
-) -> None:
-    """A whole HTTP response; `head_only` (HEAD) sends the headers of `body` without it."""
-    length = (b"content-length", str(len(body)).encode())
-    await send({"type": "http.response.start", "status": status, "headers": [*headers, length]})
-    await send({"type": "http.response.body", "body": b"" if head_only else body})
-
-
-async def respond_json(
-    send: Send,
-    status: int,
-    document: Any,
-    headers: Sequence[tuple[bytes, bytes]] = (),
-    head_only: bool = False,
-) -> None:
-    body = json.dumps(document).encode()
-    await respond(send, status, body, [(b"content-type", b"application/json"), *headers], head_only)
-
-
 class Greeter:
     """ASGI wrapper: a GET that does not accept an event stream (a browser, a bare `curl`) is
     answered at once with what this endpoint is, instead of an idle stream that never ends.
@@ -162,8 +137,6 @@ async def health() -> dict[str, str]:
     project = current()
     report = {"status": "ok", "server": project.name, "version": project.version}
     if settings.current().redis_url:
-        from . import shared
-
         report["redis"] = "ok" if await shared.reachable() else "unreachable"
     return report
 
@@ -194,8 +167,6 @@ def protect(app: ASGIApp, resource: str = "") -> ASGIApp:
     plain GETs in front of both; with `PREFIX_MCP_AUTH=oauth`, behind the OAuth gate (which
     serves the metadata documents first) instead. The health route is in front of everything."""
     if settings.current().auth == "oauth":
-        from .oauth import OAuthGate, OAuthVerifier
-
         verifier = OAuthVerifier(settings.current(), resource)
         return Health(OAuthGate(Greeter(app, current().name), verifier))
     token = settings.current().mcp_token

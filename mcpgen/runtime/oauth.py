@@ -30,14 +30,11 @@ session ownership and request-state binding see the caller), `ProtectedResourceM
 
 from __future__ import annotations
 
-import contextvars
-import functools
 import hashlib
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -53,10 +50,12 @@ from pydantic import AnyHttpUrl
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import settings
-from .catalog import tool_table
-from .http_guard import respond, respond_json
+from . import policy, settings
+from .asgi import respond, respond_json
+from .principal import Principal
+from .principal import caller as _principal
 from .project import current as current_project
+from .registry import registry, requested
 
 T = TypeVar("T")
 
@@ -71,94 +70,12 @@ MAX_BODY = 4_000_000  # bytes of a POST the gate reads to see which tool it call
 _FAMILIES = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 
 
-@dataclass(frozen=True, slots=True)
-class Principal:
-    """Who is calling, as the verified token says."""
-
-    subject: str | None
-    client_id: str | None
-    scopes: frozenset[str]
-    issuer: str | None = None
-    expires_at: int | None = None
-    claims: Mapping[str, Any] = field(default_factory=dict)
-
-    def audit(self) -> dict[str, Any]:
-        return {"sub": self.subject, "client_id": self.client_id, "scopes": sorted(self.scopes)}
-
-
-_principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
-    "mcpgen_principal", default=None
-)
-
-
-def principal() -> Principal | None:
-    """The caller of the request being served (None: no OAuth, e.g. stdio or a static token)."""
-    return _principal.get()
-
-
 class Refused(Exception):
     """The token is not valid for this resource; the message says why (sent to the client)."""
 
 
 class Unavailable(Exception):
     """The authorization server could not be asked (its keys, metadata or introspection)."""
-
-
-# -- scopes per tool ------------------------------------------------------------
-
-
-def default_scopes() -> tuple[str, ...]:
-    return current_project().default_scopes
-
-
-def needed(name: str, kind: str = "tool") -> list[list[str]]:
-    """The scope sets that allow `name`, one of which the caller must hold all of ([]: none
-    needed). A resource made from an operation needs what its tool needs."""
-    entry = tool_table().get(name) if kind in ("tool", "resource") else None
-    if entry is not None and "scopes" in entry:
-        alternatives: list[list[str]] = entry["scopes"]
-        return alternatives
-    return [list(default_scopes())] if default_scopes() else []
-
-
-def scope_refusal(name: str, kind: str = "tool") -> str | None:
-    """Why the caller's scopes do not allow `name`; None: they do, or no OAuth caller."""
-    caller = principal()
-    if caller is None:
-        return None
-    alternatives = needed(name, kind)
-    if not alternatives or any(set(a) <= caller.scopes for a in alternatives):
-        return None
-    return f"{kind} {name!r} needs scope {' '.join(alternatives[0])!r}"
-
-
-def all_scopes() -> list[str]:
-    """Every scope some tool needs, for the metadata's `scopes_supported`."""
-    found = set(default_scopes())
-    for entry in tool_table().values():
-        found.update(s for alternative in entry.get("scopes", []) for s in alternative)
-    return sorted(found)
-
-
-def per_caller(function: Callable[[], T]) -> Callable[[], T]:
-    """A no-argument function's value per settings and per caller's scopes (a few kept)."""
-    memo: OrderedDict[tuple[int, frozenset[str] | None], tuple[settings.Settings, T]]
-    memo = OrderedDict()
-
-    @functools.wraps(function)
-    def wrapper() -> T:
-        now = settings.current()
-        caller = principal()
-        key = (id(now), caller.scopes if caller is not None else None)
-        found = memo.get(key)
-        if found is None or found[0] is not now:
-            found = (now, function())
-            memo[key] = found
-            while len(memo) > 64:
-                memo.popitem(last=False)
-        return found[1]
-
-    return wrapper
 
 
 # -- bounded fetches ------------------------------------------------------------
@@ -432,7 +349,7 @@ def metadata_document(resource: str, issuer: str) -> bytes:
         {
             "resource": resource,
             "authorization_servers": [issuer],
-            "scopes_supported": all_scopes() or None,
+            "scopes_supported": registry().all_scopes() or None,
             "resource_name": current_project().title,
         }
     )
@@ -504,7 +421,7 @@ class OAuthGate:
         if size > MAX_BODY:
             return replayed, None
         body = b"".join(m.get("body", b"") for m in messages)
-        return replayed, _tool_refusal(body)
+        return replayed, _scope_refusal(body)
 
     async def _metadata(self, scope: Scope, send: Send) -> None:
         if scope.get("method") == "OPTIONS":
@@ -523,7 +440,7 @@ class OAuthGate:
         parts = [f'resource_metadata="{self.metadata_url}"']
         if error is not None:
             parts += [f'error="{error}"', f'error_description="{_quoted(description)}"']
-        wanted = scope if scope is not None else " ".join(default_scopes())
+        wanted = scope if scope is not None else " ".join(current_project().default_scopes)
         if wanted:
             parts.append(f'scope="{_quoted(wanted)}"')
         header = ("Bearer " + ", ".join(parts)).encode()
@@ -531,32 +448,20 @@ class OAuthGate:
         await respond_json(send, status, body, ((b"www-authenticate", header),))
 
 
-def _tool_refusal(body: bytes) -> tuple[str, str] | None:
-    """(the scopes needed, why) for the first tools/call in `body` the caller may not make."""
+def _scope_refusal(body: bytes) -> tuple[str, str] | None:
+    """(the scopes needed, why) for the first entry a request in `body` names that the
+    caller's scopes do not allow (the policy's decision, asked before the handler's)."""
     try:
         parsed = json.loads(body)
     except ValueError:
         return None
     for message in parsed if isinstance(parsed, list) else [parsed]:
-        if not isinstance(message, dict) or message.get("method") != "tools/call":
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             continue
-        params = message.get("params")
-        name = params.get("name") if isinstance(params, dict) else None
-        if not isinstance(name, str):
-            continue
-        from .guard import meta_tools
-
-        kind = "meta tool" if name in meta_tools() else "tool"
-        targets = [(name, kind)]
-        arguments = params.get("arguments") if isinstance(params, dict) else None
-        if kind == "meta tool" and isinstance(arguments, dict):
-            inner = arguments.get("name")
-            if name == "call_tool" and isinstance(inner, str) and inner in tool_table():
-                targets.append((inner, "tool"))
-        for target, target_kind in targets:
-            why = scope_refusal(target, target_kind)
+        for entry in requested(message["method"], message.get("params")):
+            why = policy.scope_refusal(entry)
             if why is not None:
-                return " ".join(needed(target, target_kind)[0]), why
+                return " ".join(entry.scopes[0]), why
     return None
 
 

@@ -6,9 +6,10 @@ value, `{{`/`}}` become braces, nothing else is interpreted. A prompt bound to a
 function is answered by calling it with the arguments (all strings, as MCP sends them).
 Unknown prompts and missing or unknown arguments are JSON-RPC invalid-params errors.
 
-Every get goes through `guarded`: the server-wide rate limit, messages and errors cleaned
-(secrets redacted, control characters stripped), one audit line. Prompts are chosen by the
-user, not the model: the tool access settings do not address them.
+Every get goes through `guarded`: the access policy on the prompt's registry entry (the
+access settings address it by name; with OAuth it needs the project's `default_scopes`), the
+rate limits, messages and errors cleaned (secrets redacted, control characters stripped), one
+audit line. A hidden prompt is neither listed nor got, nor are its arguments completed.
 """
 
 from __future__ import annotations
@@ -16,33 +17,34 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from functools import cache
 from typing import Any
 
 import anyio.to_thread
 from mcp import MCPError, types
 from mcp.server import ServerRequestContext
 
-from . import guarded
-from .project import current, resets
+from . import guarded, policy
+from .project import current
+from .registry import prompt_data, registry
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_-]*)\}")
 
 
-@resets
-@cache
 def prompt_table() -> dict[str, dict[str, Any]]:
     """Prompt name -> {"prompt": MCP Prompt as listed, "messages": [...], "call": [module, function, is_async] | None}."""
-    entries: list[dict[str, Any]] = current().read_json("prompts.json")
-    return {entry["prompt"]["name"]: entry for entry in entries}
+    return prompt_data()
+
+
+@policy.per_caller
+def _prompt_list() -> list[types.Prompt]:
+    shown = [entry.name for entry in policy.visible("prompt")]
+    return [types.Prompt.model_validate(prompt_table()[name]["prompt"]) for name in shown]
 
 
 async def list_prompts(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListPromptsResult:
-    return types.ListPromptsResult(
-        prompts=[types.Prompt.model_validate(e["prompt"]) for e in prompt_table().values()]
-    )
+    return types.ListPromptsResult(prompts=_prompt_list())
 
 
 async def get_prompt(
@@ -52,7 +54,8 @@ async def get_prompt(
     arguments = dict(params.arguments or {})
 
     def missing(why: str | None) -> MCPError:
-        return MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name}")
+        shown = f"Unknown prompt: {params.name}" + (f" ({why})" if why else "")
+        return MCPError(code=types.INVALID_PARAMS, message=shown)
 
     def invalid(problems: list[str]) -> types.GetPromptResult:
         raise MCPError(
@@ -62,10 +65,10 @@ async def get_prompt(
     return await guarded.run(
         "prompt",
         params.name,
+        registry().get("prompt", params.name),
         arguments,
         lambda: _get(params.name, entry or {}, arguments),
         guarded.clean_prompt,
-        known=entry is not None,
         missing=missing,
         validate=lambda: _problems(entry or {}, arguments),
         invalid=invalid,
@@ -97,9 +100,11 @@ async def _get(
 
 
 def argument_values(name: str, argument: str) -> list[str] | None:
-    """The declared `values` of a prompt's argument ([] when none); None: no such prompt."""
+    """The declared `values` of a prompt's argument ([] when none); None: no such prompt, or
+    one the caller may not see."""
     entry = prompt_table().get(name)
-    if entry is None:
+    found = registry().get("prompt", name)
+    if entry is None or found is None or not policy.allowed(found):
         return None
     values: list[str] = entry.get("completions", {}).get(argument, [])
     return values

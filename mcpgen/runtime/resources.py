@@ -6,11 +6,12 @@ each template variable's value must match, and its HTTP route (or the function b
 it). Reading performs the request; the response's content type becomes the mimeType, and
 anything that is not text comes back as a base64 blob.
 
-A read goes through `guarded` like a tool call: the access settings address a resource by
-its name (an operation's resource is named like its tool), template variables are checked
-against their parameter schemas before anything is sent, rate limits apply, text and error
-messages are cleaned, and it writes an audit line. A hidden resource is neither listed nor
-readable (answered like an unknown one, -32002), nor are its variables completed.
+A read goes through `guarded` like a tool call: the access policy decides on the
+resource's registry entry (its name, which an operation's resource shares with its tool, and
+its scopes, which are its operation's), template variables are checked against their
+parameter schemas before anything is sent, rate limits apply, text and error messages are
+cleaned, and it writes an audit line. A hidden resource is neither listed, readable
+(answered like an unknown one, -32002), subscribable, nor are its variables completed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import math
 import re
 from functools import cache
 from typing import Any
-from urllib.parse import unquote
 
 import anyio.to_thread
 import jsonschema
@@ -31,8 +31,9 @@ import pydantic_core
 from mcp import MCPError, types
 from mcp.server import ServerRequestContext
 
-from . import audit, guard, guarded, oauth, paging, settings
-from .project import current, resets
+from . import audit, guard, guarded, paging, policy, settings
+from .project import current
+from .registry import resource_at, resource_data, resource_entry
 
 RESOURCE_NOT_FOUND = -32002  # the MCP spec's error code for an unknown resource
 MAX_ERROR_BODY = 2_000
@@ -42,29 +43,14 @@ _TEXTUAL = ("application/json", "application/xml", "application/yaml", "applicat
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
 
 
-@resets
-@cache
 def resource_entries() -> list[dict[str, Any]]:
     """Every entry of `resources.json`, hidden ones included."""
-    entries: list[dict[str, Any]] = current().read_json("resources.json")
-    return entries
+    return resource_data()
 
 
 def _shown(entry: dict[str, Any]) -> bool:
-    return guard.enabled(entry["name"], "resource")
-
-
-@resets
-@cache
-def _fixed() -> dict[str, dict[str, Any]]:
-    return {entry["uri"]: entry for entry in resource_entries() if "uri" in entry}
-
-
-@resets
-@cache
-def _templates() -> list[tuple[re.Pattern[str], dict[str, Any]]]:
-    entries = resource_entries()
-    return [(re.compile(entry["pattern"]), entry) for entry in entries if "uriTemplate" in entry]
+    found = resource_entry(entry)
+    return found is not None and policy.allowed(found)
 
 
 def _wire(entry: dict[str, Any], *fields: str) -> dict[str, Any]:
@@ -75,19 +61,19 @@ def _wire(entry: dict[str, Any], *fields: str) -> dict[str, Any]:
     }
 
 
-@oauth.per_caller
+@policy.per_caller
 def _resource_list() -> list[types.Resource]:
-    entries = [e for e in _fixed().values() if _shown(e)]
+    entries = [e for e in resource_data() if "uri" in e and _shown(e)]
     return [types.Resource.model_validate(_wire(e, "uri")) for e in entries]
 
 
-@oauth.per_caller
+@policy.per_caller
 def _template_list() -> list[types.ResourceTemplate]:
-    entries = [e for _, e in _templates() if _shown(e)]
+    entries = [e for e in resource_data() if "uriTemplate" in e and _shown(e)]
     return [types.ResourceTemplate.model_validate(_wire(e, "uriTemplate")) for e in entries]
 
 
-@oauth.per_caller
+@policy.per_caller
 def _digests() -> tuple[str, str]:
     return (
         paging.digest([r.uri for r in _resource_list()]),
@@ -115,23 +101,9 @@ async def list_resource_templates(
     return types.ListResourceTemplatesResult(resource_templates=items, next_cursor=next_cursor)
 
 
-def _match(uri: str) -> tuple[dict[str, Any], dict[str, str]] | None:
-    """The entry serving `uri` and the path arguments its template variables carry."""
-    if uri in _fixed():
-        return _fixed()[uri], {}
-    for pattern, entry in _templates():
-        found = pattern.fullmatch(uri)
-        if found:
-            return entry, {
-                arg: unquote(value)
-                for arg, value in zip(entry["variables"], found.groups(), strict=True)
-            }
-    return None
-
-
 def served(uri: str) -> bool:
     """Whether `uri` names a resource this server serves and shows."""
-    matched = _match(uri)
+    matched = resource_at(uri)
     return matched is not None and _shown(matched[0])
 
 
@@ -144,7 +116,7 @@ async def read_resource(
     ctx: ServerRequestContext, params: types.ReadResourceRequestParams
 ) -> types.ReadResourceResult:
     uri = str(params.uri)
-    matched = _match(uri)
+    matched = resource_at(uri)
     entry, arguments = matched if matched is not None else ({}, {})
     values: dict[str, Any] = {}
 
@@ -166,11 +138,10 @@ async def read_resource(
     return await guarded.run(
         "resource",
         entry.get("name"),
+        resource_entry(entry) if matched is not None else None,
         arguments,
         lambda: _read(uri, entry, values),
         guarded.clean_read,
-        known=matched is not None,
-        address="resource",
         missing=missing,
         validate=validate,
         invalid=invalid,
@@ -298,7 +269,7 @@ async def _call(
 
 def template_values(uri_template: str, variable: str) -> list[str] | None:
     """A template variable's known values (its parameter's enum); None: not a template here."""
-    entry = next((e for _, e in _templates() if e["uriTemplate"] == uri_template), None)
+    entry = next((e for e in resource_data() if e.get("uriTemplate") == uri_template), None)
     if entry is None or not _shown(entry):  # a hidden template is not there to complete
         return None
     values: list[str] = entry.get("completions", {}).get(variable, [])

@@ -1,4 +1,4 @@
-"""`guard`: which tools may run (read-only, allow, deny) and how often (token buckets, upstream 429s).
+"""`guard`: how often an entry may be used (token buckets, upstream 429s); who may use it is `policy`'s (test_policy).
 
 The clock is `time.monotonic`, replaced by a hand-moved one so every wait is exact."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgen.runtime import guard, settings
+from mcpgen.runtime import guard, settings, state
 from mcpgen.runtime.project import Project
 
 
@@ -21,52 +21,12 @@ class Clock:
 @pytest.fixture
 def clock(project: Project, monkeypatch: pytest.MonkeyPatch) -> Clock:
     """Fresh buckets, no upstream block, and a clock that moves only when told."""
-    monkeypatch.setattr(guard, "_buckets", {})
-    monkeypatch.setattr(guard, "_upstream_blocked_until", 0.0)
+    monkeypatch.setattr(state, "_state", [state.ServerState()])
     monkeypatch.setattr(settings, "_base_url_flag", [])
     settings._parsed.clear()
     clock = Clock()
     monkeypatch.setattr(guard.time, "monotonic", clock)
     return clock
-
-
-def test_all_tools_reads_the_tool_table(project: Project) -> None:
-    assert sorted(guard.all_tools()) == ["addPet", "deletePet", "getPet"]
-
-
-# -- access -------------------------------------------------------------------
-
-
-def test_everything_runs_by_default(project: Project) -> None:
-    assert [guard.refusal(name) for name in ("getPet", "addPet", "deletePet")] == [None, None, None]
-
-
-def test_read_only_refuses_tools_not_marked_read_only(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PETSTORE_READ_ONLY", "1")
-    assert guard.refusal("getPet") is None and guard.enabled("getPet")
-    assert guard.refusal("addPet") == "tool 'addPet' is not read-only and this server runs with PETSTORE_READ_ONLY=1"
-    assert not guard.enabled("deletePet")
-    monkeypatch.setenv("PETSTORE_READ_ONLY", "off")
-    assert guard.enabled("addPet")
-
-
-def test_allow_list(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PETSTORE_TOOLS_ALLOW", "get*, addPet")
-    assert guard.enabled("getPet") and guard.enabled("addPet")
-    assert guard.refusal("deletePet") == "tool 'deletePet' is not in PETSTORE_TOOLS_ALLOW"
-
-
-def test_deny_list_wins_over_the_allow_list(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PETSTORE_TOOLS_ALLOW", "*")
-    monkeypatch.setenv("PETSTORE_TOOLS_DENY", "delete*")
-    assert guard.enabled("getPet") and guard.enabled("addPet")
-    assert guard.refusal("deletePet") == "tool 'deletePet' is in PETSTORE_TOOLS_DENY"
-
-
-def test_read_only_is_named_before_the_lists(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PETSTORE_READ_ONLY", "yes")
-    monkeypatch.setenv("PETSTORE_TOOLS_DENY", "addPet")
-    assert guard.refusal("addPet") == "tool 'addPet' is not read-only and this server runs with PETSTORE_READ_ONLY=1"
 
 
 # -- rate limits ----------------------------------------------------------------

@@ -19,7 +19,7 @@ import httpx2
 import pytest
 from mcp import MCPError, types
 
-from mcpgen.runtime import app, audit, completion, guard, guarded, prompts, resources, settings, upstream
+from mcpgen.runtime import app, audit, completion, guarded, prompts, resources, settings, state, upstream
 from mcpgen.runtime import project as runtime_project
 from mcpgen.runtime.project import Project
 
@@ -126,8 +126,7 @@ def served(project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     runtime_project.install(dataclasses.replace(project, has_resources=True, has_prompts=True))
     monkeypatch.setenv("PETSTORE_API_KEY", API_KEY)
     monkeypatch.setenv("PETSTORE_BASE_URL", "http://127.0.0.1:9/api")
-    monkeypatch.setattr(guard, "_buckets", {})
-    monkeypatch.setattr(guard, "_upstream_blocked_until", 0.0)
+    monkeypatch.setattr(state, "_state", [state.ServerState()])
     monkeypatch.setattr(settings, "_base_url_flag", [])
     settings._parsed.clear()
     recorder = Recorder()

@@ -193,63 +193,6 @@ def test_metadata_urls_follow_rfc_8414() -> None:
     assert oauth.metadata_urls("https://as.example")[0] == "https://as.example/.well-known/oauth-authorization-server"
 
 
-# -- scopes per tool --------------------------------------------------------------
-
-
-def _scoped(project: Project, tmp_path: Path, default: tuple[str, ...] = ()) -> None:
-    import dataclasses
-
-    from mcpgen.runtime import project as runtime_project
-
-    package = tmp_path / project.package
-    entries = json.loads((package / "tools.json").read_text())
-    entries[0]["scopes"] = [["pets:read"]]
-    entries[1]["scopes"] = [["pets:write"], ["pets:admin"]]
-    entries[2]["scopes"] = [[]]  # stated: none needed
-    (package / "tools.json").write_text(json.dumps(entries))
-    runtime_project.install(dataclasses.replace(project, default_scopes=default))
-
-
-def test_scopes_per_tool_and_the_default(project: Project, tmp_path: Path) -> None:
-    from mcpgen.runtime import guard
-
-    _scoped(project, tmp_path, default=("pets",))
-    assert oauth.needed("getPet") == [["pets:read"]]
-    assert oauth.needed("search_tools", "meta tool") == [["pets"]]
-    assert oauth.needed("unlisted") == [["pets"]]
-    assert oauth.all_scopes() == ["pets", "pets:admin", "pets:read", "pets:write"]
-    assert oauth.scope_refusal("addPet") is None  # no OAuth caller: settings alone decide
-    held = oauth._principal.set(oauth.Principal("u", "c", frozenset({"pets:admin"})))
-    try:
-        assert guard.refusal("getPet") == "tool 'getPet' needs scope 'pets:read'"
-        assert guard.enabled("addPet") and guard.enabled("deletePet")
-        assert oauth.scope_refusal("getPet", "resource") is not None  # a resource of the operation
-    finally:
-        oauth._principal.reset(held)
-
-
-def test_per_caller_memoises_per_scopes(project: Project, tmp_path: Path) -> None:
-    _scoped(project, tmp_path)
-    calls: list[frozenset[str] | None] = []
-
-    @oauth.per_caller
-    def visible() -> list[str]:
-        caller = oauth.principal()
-        calls.append(caller.scopes if caller else None)
-        return [n for n in ("getPet", "addPet", "deletePet") if oauth.scope_refusal(n) is None]
-
-    assert visible() == ["getPet", "addPet", "deletePet"]
-    for scopes, expected in [({"pets:read"}, ["getPet", "deletePet"]), ({"pets:write"}, ["addPet", "deletePet"])]:
-        held = oauth._principal.set(oauth.Principal("u", None, frozenset(scopes)))
-        try:
-            assert visible() == expected
-            assert visible() == expected
-        finally:
-            oauth._principal.reset(held)
-    assert visible() == ["getPet", "addPet", "deletePet"]
-    assert len(calls) == 3
-
-
 # -- settings ----------------------------------------------------------------------
 
 

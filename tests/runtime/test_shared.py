@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcpgen.runtime import guard, settings, shared
+from mcpgen.runtime import guard, settings, shared, state
 from mcpgen.runtime.project import Project
 from tests.scale_parts import RedisServer, free_port
 
@@ -49,8 +49,7 @@ def on_redis(project: Project, redis: RedisServer, monkeypatch: pytest.MonkeyPat
 
 def fresh_replica() -> None:
     """What another process would hold: nothing in process."""
-    guard._buckets.clear()
-    guard._upstream_blocked_until = 0.0
+    state._state[:] = [state.ServerState()]
     shared.reset()
     settings._parsed.clear()
 
