@@ -581,7 +581,7 @@ def _patterns(tools: Callable[[], list[str]]) -> Callable[[str, str], tuple[str,
         for pattern in patterns:  # a pattern that matches nothing is a typo, not a policy
             if not any(fnmatch.fnmatchcase(name, pattern) for name in tools()):
                 raise SettingsError(
-                    f"{variable}: pattern {pattern!r} matches no tool of this server"
+                    f"{variable}: pattern {pattern!r} matches no tool, resource or prompt of this server"
                 )
         return patterns
 
@@ -681,7 +681,7 @@ def _tool_rates(
             continue
         if name not in known:
             problems.append(
-                f"{name}: names no tool of this server (per-tool limits are {base}_<TOOL NAME>)"
+                f"{name}: names no tool, resource or prompt of this server (per-entry limits are {base}_<NAME>)"
             )
             continue
         try:

@@ -79,7 +79,7 @@ def test_malformed_settings_exit_2_naming_each_variable(package: Path) -> None:
 def test_a_pattern_naming_no_tool_exits_2(package: Path) -> None:
     done = run(package, PETSTORE_TOOLS_DENY="removePet")
     assert done.returncode == 2
-    assert "PETSTORE_TOOLS_DENY: pattern 'removePet' matches no tool of this server" in done.stderr
+    assert "PETSTORE_TOOLS_DENY: pattern 'removePet' matches no tool, resource or prompt of this server" in done.stderr
 
 
 def test_http_beyond_loopback_without_token_exits_2(package: Path) -> None:

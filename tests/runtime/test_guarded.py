@@ -210,7 +210,7 @@ def test_denied_resource_is_hidden_and_refused(
     monkeypatch.setenv("PETSTORE_TOOLS_DENY", "getPet, getInventory")
     error = read_error("petstore://pet/1")
     assert error.code == resources.RESOURCE_NOT_FOUND
-    assert error.message == "Resource not found: petstore://pet/1 (resource 'getPet' is in PETSTORE_TOOLS_DENY)"
+    assert error.message == "Resource not found: petstore://pet/1 (resource template 'getPet' is in PETSTORE_TOOLS_DENY)"
     assert read_error("petstore://store/inventory").code == resources.RESOURCE_NOT_FOUND
     assert served.sent == []
     assert "petstore://pet/{petId}" not in listed_templates()

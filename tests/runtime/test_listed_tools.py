@@ -13,6 +13,7 @@ import pytest
 from mcp import Client
 
 from mcpgen.runtime import app, catalog, extensions, settings
+from mcpgen.runtime.state import state
 from mcpgen.runtime.project import Project
 
 
@@ -112,7 +113,7 @@ def test_the_catalogue_is_parsed_with_the_collector_paused(project: Project, mon
     catalog.tool_table.cache_clear()
     assert set(catalog.tool_table()) == {"getPet", "addPet", "deletePet"}
     assert seen == [False] and gc.isenabled() and not frozen  # a test process: nothing frozen
-    monkeypatch.setattr(catalog, "owns_process", True)
+    monkeypatch.setattr(state(), "owns_process", True)
     catalog.tool_table.cache_clear()
     catalog.tool_table()
     assert frozen == [1] and gc.isenabled()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcpgen.runtime import guard, settings
+from mcpgen.runtime import guard, policy, settings
 from mcpgen.runtime.project import Project
 from mcpgen.runtime.settings import Rate, SettingsError
 
@@ -176,7 +176,7 @@ def test_a_pattern_matching_no_tool_is_an_error(project: Project, setting: str) 
     with pytest.raises(SettingsError) as caught:
         load(project, **{setting: "getPet, getpet, nosuch*"})
     # matching is case-sensitive: 'getpet' is the first pattern that names nothing
-    assert str(caught.value) == f"PETSTORE_{setting}: pattern 'getpet' matches no tool of this server"
+    assert str(caught.value) == f"PETSTORE_{setting}: pattern 'getpet' matches no tool, resource or prompt of this server"
     assert getattr(load(project, **{setting: "get*"}), setting.lower()) == ("get*",)
 
 
@@ -224,7 +224,7 @@ def test_a_per_tool_limit_naming_no_tool_is_an_error(project: Project) -> None:
             "PETSTORE_RATE_LIMIT_ADDPET='quick': expected a rate like '10/s', '600/min' or '10/s burst 20' "
             "(a bare number means calls per minute; empty or 0 means no limit)"
         ),
-        "PETSTORE_RATE_LIMIT_GETPETS: names no tool of this server (per-tool limits are PETSTORE_RATE_LIMIT_<TOOL NAME>)",
+        "PETSTORE_RATE_LIMIT_GETPETS: names no tool, resource or prompt of this server (per-entry limits are PETSTORE_RATE_LIMIT_<NAME>)",
     ]
 
 
@@ -282,7 +282,7 @@ def test_check_environment_reports_settings_and_host_together(project: Project) 
 def running(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
     """`settings.current()` with no --base-url flag and the guard's tool names (getPet, addPet, deletePet)."""
     monkeypatch.setattr(settings, "_base_url_flag", [])
-    monkeypatch.setattr(settings, "_tool_names", [lambda: guard.all_tools().keys()])
+    monkeypatch.setattr(settings, "_tool_names", [policy.names_addressed])
     settings._parsed.clear()
     return project
 
