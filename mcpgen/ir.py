@@ -158,6 +158,9 @@ class Resource:
     # the parameter schema before anything is sent; a variable without one takes any string.
     schemas: tuple[tuple[str, JsonSchema], ...] = ()
     read_only: bool = True  # the operation's readOnlyHint: PREFIX_READ_ONLY=1 hides it when False
+    # OAuth scopes a reader needs, as `Tool.scopes`: the operation's (so reading a resource needs
+    # what calling its tool needs) or `[[resources]] scopes`; None: `default_scopes` apply.
+    scopes: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -261,7 +261,7 @@ def assign_tool_names(requests: list[ToolNameRequest], max_length: int = DEFAULT
 
 @functools.cache
 def meta_tool_names() -> frozenset[str]:
-    """`META_TOOL_NAMES` of mcpgen/runtime/dynamic.py, the names of dynamic mode's meta-tools.
+    """`META_TOOL_NAMES` of mcpgen/runtime/registry.py, the names of dynamic mode's meta-tools.
 
     Read from the runtime's source, not imported: importing that module reads the installed
     project's catalogue (which a generator has not got). Raises if the definition no longer
@@ -270,7 +270,7 @@ def meta_tool_names() -> frozenset[str]:
     import ast
     from pathlib import Path
 
-    source = Path(__file__).parent / "runtime" / "dynamic.py"
+    source = Path(__file__).parent / "runtime" / "registry.py"
     constants: dict[str, str] = {}
     for node in ast.parse(source.read_text(encoding="utf-8")).body:
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:

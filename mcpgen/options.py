@@ -211,6 +211,8 @@ class ResourceSpec(_Model):
     title: Text = None
     description: Text = None
     mime_type: Annotated[str | None, _expect("a media type", pattern="/")] = None
+    # OAuth scopes a reader needs (all of them, PREFIX_MCP_AUTH=oauth); unset: `default_scopes`
+    scopes: Annotated[tuple[str, ...] | None, BeforeValidator(_as_tuple), _expect("a list of strings")] = None
 
 
 class PromptArgumentSpec(_Model):

@@ -208,7 +208,10 @@ def _route_table(rule: RouteRule) -> str:
 
 
 def _resource_table(spec: ResourceSpec) -> str:
-    return _table("resources", _given(**spec.model_dump()))
+    given = _given(**spec.model_dump(exclude={"scopes"}))
+    if spec.scopes is not None:  # `scopes = []` (none needed) differs from no `scopes`
+        given["scopes"] = list(spec.scopes)
+    return _table("resources", given)
 
 
 # -- reading ----------------------------------------------------------------------

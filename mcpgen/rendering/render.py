@@ -348,6 +348,8 @@ def resource_entry(resource: Resource) -> dict[str, Any]:
     if resource.mime_type:
         entry["mimeType"] = resource.mime_type
     entry["readOnly"] = resource.read_only
+    if resource.scopes is not None:
+        entry["scopes"] = [list(alternative) for alternative in resource.scopes]
     if resource.route is not None:
         entry["http"] = route_entry(resource.route)
     elif resource.call is not None:

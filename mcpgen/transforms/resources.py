@@ -68,7 +68,7 @@ def _resource(tool: Tool, prefix: str) -> Resource | None:
         uri = prefix + quote(literal_path, safe=_LITERAL_SAFE)
         return Resource(
             tool.name, tool.title, tool.description, uri, None, None, mime, (), (), route, tool.origin,
-            read_only=read_only,
+            read_only=read_only, scopes=tool.scopes,
         )
     template, pattern, variables, completions, schemas = prefix, re.escape(prefix), [], [], []
     taken: set[str] = set()
@@ -95,6 +95,7 @@ def _resource(tool: Tool, prefix: str) -> Resource | None:
     return Resource(
         tool.name, tool.title, tool.description, None, template, pattern, mime,
         tuple(variables), tuple(completions), route, tool.origin, schemas=tuple(schemas), read_only=read_only,
+        scopes=tool.scopes,
     )
 
 
@@ -211,10 +212,11 @@ def bind_functions(project: Project, specs: tuple[ResourceSpec, ...], diagnostic
             continue
         name = spec.name or spec.function
         description = spec.description or function.description
+        scopes = None if spec.scopes is None else (tuple(sorted(set(spec.scopes))),)
         if not variables:
             resources.append(Resource(
                 name, spec.title, description, spec.uri, None, None, spec.mime_type, (), (), None,
-                Origin(PROJECT_FILE_NAME, where), function.call,
+                Origin(PROJECT_FILE_NAME, where), function.call, scopes=scopes,
             ))
             continue
         pattern, position = "", 0
@@ -225,6 +227,7 @@ def bind_functions(project: Project, specs: tuple[ResourceSpec, ...], diagnostic
         resources.append(Resource(
             name, spec.title, description, None, spec.uri, pattern, spec.mime_type,
             tuple((v, v) for v in variables), (), None, Origin(PROJECT_FILE_NAME, where), function.call,
+            scopes=scopes,
         ))
     names = [r.name for r in resources]
     for duplicate in sorted({n for n in names if names.count(n) > 1}):

@@ -13,8 +13,8 @@ import pytest
 from mcp import Client
 
 from mcpgen.runtime import app, catalog, extensions, settings
-from mcpgen.runtime.state import state
 from mcpgen.runtime.project import Project
+from mcpgen.runtime.state import state
 
 
 @pytest.fixture

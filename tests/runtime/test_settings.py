@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcpgen.runtime import guard, policy, settings
+from mcpgen.runtime import policy, settings
 from mcpgen.runtime.project import Project
 from mcpgen.runtime.settings import Rate, SettingsError
 

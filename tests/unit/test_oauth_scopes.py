@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen.api import generate_openapi
-from mcpgen.options import Options, ToolOverride
+from mcpgen.options import Options, ResourceSpec, RouteRule, ToolOverride
 from mcpgen.project.project_file import ProjectFile, read_project_file, render_project_file
 from tests.unit.spec_helpers import ok, parse, spec
 
@@ -87,6 +87,50 @@ def test_project_file_round_trips_scopes(tmp_path: Path) -> None:
             default_scopes=("mcp:use",),
             overrides=(ToolOverride(key="a", scopes=("pets:read",)), ToolOverride(key="b", scopes=())),
         ),
+    )
+    (tmp_path / "mcpgen.toml").write_text(render_project_file(original, "a"))
+    read, diagnostics = read_project_file(tmp_path)
+    assert read == original
+    assert not diagnostics.items
+
+
+def test_resources_made_from_operations_carry_their_scopes(tmp_path: Path) -> None:
+    """An operation served only as a resource (a route rule) or as a tool and a resource
+    (`--resources`) needs the same scopes either way: resources.json states them."""
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(_document()))
+    out = tmp_path / "out"
+    options = Options(
+        output=out,
+        force=True,
+        models=False,
+        resources=True,
+        routes=(RouteRule(action="resource", operations=("alternatives",)),),
+        overrides=(ToolOverride(key="inherited", scopes=("x",)),),
+    )
+    generate_openapi(path, options)
+    package = next(p for p in (out / "src").iterdir() if p.is_dir())
+    tools = {e["tool"]["name"] for e in json.loads((package / "tools.json").read_text())}
+    assert "alternatives" not in tools  # served as a resource only
+    scopes = {e["name"]: e.get("scopes") for e in json.loads((package / "resources.json").read_text())}
+    assert scopes == {
+        "alternatives": [["r", "w"], ["admin"]],
+        "inherited": [["x"]],  # the tool's override reaches its resource
+        "keyOnly": None,  # none stated: the runtime applies default_scopes
+        "anonymous": None,
+        "noScopes": [[]],
+    }
+
+
+def test_project_file_round_trips_resource_scopes(tmp_path: Path) -> None:
+    original = ProjectFile(
+        source_kind="python",
+        source="tools.py",
+        options=Options(resource_functions=(
+            ResourceSpec(function="a", uri="x://a", scopes=("stock:read",)),
+            ResourceSpec(function="b", uri="x://b", scopes=()),
+            ResourceSpec(function="c", uri="x://c"),
+        )),
     )
     (tmp_path / "mcpgen.toml").write_text(render_project_file(original, "a"))
     read, diagnostics = read_project_file(tmp_path)

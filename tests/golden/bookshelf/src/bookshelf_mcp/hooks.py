@@ -21,7 +21,7 @@ async def on_request(tool: str, request: httpx2.Request) -> None:
 
         request.headers["X-Client"] = "mcp"
 
-    Over HTTP with BOOKSHELF_MCP_AUTH=oauth, `principal()` (`from .runtime.oauth import principal`)
+    Over HTTP with BOOKSHELF_MCP_AUTH=oauth, `principal()` (`from .runtime.public import principal`)
     is the verified caller (subject, client_id, scopes, claims), e.g. to choose credentials
     per caller; the caller's own token is never sent upstream.
     """

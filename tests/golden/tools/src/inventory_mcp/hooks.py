@@ -14,7 +14,7 @@ def on_call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
     Example: fill in a default from the environment, or log the call. Over HTTP with
     INVENTORY_MCP_AUTH=oauth, `principal()` is the caller
-    (`from .runtime.oauth import principal`).
+    (`from .runtime.public import principal`).
     """
     return arguments
 
