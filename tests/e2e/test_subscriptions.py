@@ -53,7 +53,7 @@ NOTES = '''\
 
 
     def _announce(*names: str) -> None:
-        from notes_mcp.extensions import resource_updated  # the generated package, at run time
+        from notes_mcp.runtime.public import resource_updated  # the generated package, at run time
 
         for name in names:
             resource_updated(f"notes://{name}")
