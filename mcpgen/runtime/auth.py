@@ -21,11 +21,9 @@ import httpx2
 
 from . import redact, settings
 from .project import current
+from .state import state
 
 EXPIRY_MARGIN = 30.0  # seconds before `expires_in` runs out that a cached token is dropped
-
-_tokens: dict[str, tuple[str, float]] = {}  # scheme -> (access token, monotonic expiry)
-_locks: dict[str, asyncio.Lock] = {}
 
 
 def _scheme(name: str) -> dict[str, Any]:
@@ -104,7 +102,7 @@ def _needed(name: str) -> str:
 
 def forget(names: list[str]) -> None:
     for name in names:
-        _tokens.pop(name, None)
+        state().upstream_tokens.pop(name, None)
 
 
 async def _apply(
@@ -149,16 +147,17 @@ def _token_url(scheme: dict[str, Any]) -> str | None:
 
 
 async def _client_credentials_token(name: str, http: httpx2.AsyncClient) -> str:
-    cached = _tokens.get(name)
+    tokens = state().upstream_tokens
+    cached = tokens.get(name)
     if cached is not None and time.monotonic() < cached[1]:
         return cached[0]
-    lock = _locks.setdefault(name, asyncio.Lock())
+    lock: asyncio.Lock = state().token_locks.setdefault(name, asyncio.Lock())
     async with lock:  # concurrent calls share one token request
-        cached = _tokens.get(name)
+        cached = tokens.get(name)
         if cached is not None and time.monotonic() < cached[1]:
             return cached[0]
         token, lifetime = await _fetch_token(_scheme(name), http)
-        _tokens[name] = (token, time.monotonic() + max(0.0, lifetime - EXPIRY_MARGIN))
+        tokens[name] = (token, time.monotonic() + max(0.0, lifetime - EXPIRY_MARGIN))
         return token
 
 

@@ -22,6 +22,7 @@ from mcp import types
 
 from . import settings
 from .project import current, resets
+from .state import state
 
 REDACTED = "[redacted]"
 _SHORTEST_SECRET = 4  # shorter values would redact ordinary words
@@ -31,13 +32,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-_learned: set[str] = set()  # secrets obtained at run time (e.g. an OAuth access token)
-
-
 def remember_secret(value: str) -> None:
-    """Redact `value` from now on too: for credentials that never sat in an env var."""
-    if len(value) >= _SHORTEST_SECRET and value not in _learned:
-        _learned.add(value)
+    """Redact `value` from now on too: for credentials that never sat in an env var (kept in
+    the server's state: `state.learned_secrets`)."""
+    learned = state().learned_secrets
+    if len(value) >= _SHORTEST_SECRET and value not in learned:
+        learned.add(value)
         _known.clear()
 
 
@@ -67,7 +67,9 @@ def encoded_forms(value: str) -> set[str]:
 
 def _configured_values() -> tuple[str, ...]:
     now = settings.current()
-    plain = set(_learned) | {v for v in now.secrets.values() if len(v) >= _SHORTEST_SECRET}
+    plain = set(state().learned_secrets) | {
+        v for v in now.secrets.values() if len(v) >= _SHORTEST_SECRET
+    }
     for url in [now.base_url or "", *now.credentials.values()]:  # https://user:pw@host
         plain |= _userinfo_secrets(url)
     values: set[str] = set()

@@ -21,6 +21,11 @@ class ServerState:
     buckets: dict[str, Any] = field(default_factory=dict)  # rate-limit key -> `guard.Bucket`
     upstream_blocked_until: float = 0.0  # monotonic time an upstream 429's Retry-After ends
     owns_process: bool = False  # set by the entry points: the process is this server's
+    # OAuth client-credentials tokens for the upstream: scheme -> (token, monotonic expiry), and
+    # the lock per scheme that makes concurrent calls share one token request (`auth`)
+    upstream_tokens: dict[str, tuple[str, float]] = field(default_factory=dict)
+    token_locks: dict[str, Any] = field(default_factory=dict)  # scheme -> asyncio.Lock
+    learned_secrets: set[str] = field(default_factory=set)  # redacted too (e.g. those tokens)
 
 
 _state: list[ServerState] = [ServerState()]

@@ -9,11 +9,12 @@ import pytest
 
 from mcpgen.runtime import audit, redact, settings
 from mcpgen.runtime.project import Project
+from mcpgen.runtime.state import state
 
 
 @pytest.fixture(autouse=True)
 def fresh(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(redact, "_learned", set())
+    state().learned_secrets.clear()
     monkeypatch.setattr(redact, "_known", {})
     settings._parsed.clear()
     monkeypatch.setenv("PETSTORE_API_KEY", "secret-key-1")

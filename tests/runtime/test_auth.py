@@ -15,6 +15,7 @@ import pytest
 from mcpgen.runtime import auth, redact, settings
 from mcpgen.runtime import project as runtime_project
 from mcpgen.runtime.project import Project
+from mcpgen.runtime.state import state
 
 ENV = ["PETSTORE_OAUTH_TOKEN", "PETSTORE_OAUTH_CLIENT_ID", "PETSTORE_OAUTH_CLIENT_SECRET",
        "PETSTORE_OAUTH_TOKEN_URL", "PETSTORE_OAUTH_SCOPES"]
@@ -29,9 +30,8 @@ def oauth(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     runtime_project.install(dataclasses.replace(
         project, secret_env_vars=(*project.secret_env_vars, ENV[0], ENV[2]), security_schemes={"oauth": scheme}
     ))
-    monkeypatch.setattr(redact, "_learned", set())
+    state().learned_secrets.clear()
     monkeypatch.setattr(redact, "_known", {})
-    monkeypatch.setattr(auth, "_tokens", {})
     settings._parsed.clear()
     monkeypatch.setenv("PETSTORE_BASE_URL", "https://api.example.com/v1")
     monkeypatch.setenv(ENV[1], CLIENT_ID)

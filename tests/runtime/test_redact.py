@@ -10,12 +10,13 @@ from mcp import types
 
 from mcpgen.runtime import redact, settings
 from mcpgen.runtime.project import Project
+from mcpgen.runtime.state import state
 
 
 @pytest.fixture(autouse=True)
 def fresh(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """No secrets learned by other tests, no cached secret list, no --base-url flag."""
-    monkeypatch.setattr(redact, "_learned", set())
+    state().learned_secrets.clear()
     monkeypatch.setattr(redact, "_known", {})
     monkeypatch.setattr(settings, "_base_url_flag", [])
     settings._parsed.clear()

@@ -25,9 +25,10 @@ import anyio
 import httpx2
 import pytest
 
-from mcpgen.runtime import auth, settings, transport, upstream
 from mcpgen.runtime import project as runtime_project
+from mcpgen.runtime import settings, transport, upstream
 from mcpgen.runtime.project import Project
+from mcpgen.runtime.state import state
 from tests.local_http import Handler, Recorded, RecordingServer
 
 BOMB_BYTES = 200 * 2**20  # what /bomb inflates to; ~200 KB on the wire
@@ -120,7 +121,7 @@ def api(project: Project, server: Upstream, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("PETSTORE_RETRIES", "0")
     monkeypatch.setattr(settings, "_base_url_flag", [])
     monkeypatch.setattr(upstream, "_client", None)
-    monkeypatch.setattr(auth, "_tokens", {})
+    state().upstream_tokens.clear()
     settings._parsed.clear()
     return server
 
