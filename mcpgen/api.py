@@ -326,7 +326,7 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
         project = _clear_meta_tool_names(project, notes)
     if project.tool_mode == "static":
         warnings = lint.tool_count_notes(len(project.tools))
-        if len(project.tools) > lint.CLIENT_MAX_PAGES:  # fewer tools cannot take more pages: skip the sizing
+        if len(project.tools) > project.page_size:  # fewer tools are one page: skip the sizing
             sizes = [len(json.dumps(wire_tool(tool), ensure_ascii=False)) for tool in project.tools]
             warnings += lint.page_count_notes(sizes, project.page_size)
         notes.items.extend(Diagnostic(Level.WARNING, warning, project.source_file) for warning in warnings)

@@ -137,7 +137,7 @@ def env_name(text: str) -> str:
 # transport.py; a unit test keeps this list complete): no credential may be read from one.
 SERVER_SETTINGS = frozenset({
     "ALLOWED_HOSTS", "AUDIT_LOG", "BASE_URL", "CA_BUNDLE", "CONNECT_TIMEOUT", "HTTP_KEEP_ALIVE", "MCP_TOKEN",
-    "PAGE_SIZE", "MAX_RESPONSE_CHARS", "RATE_LIMIT", "READ_ONLY", "REDACT", "RETRIES", "TIMEOUT", "TOOLS_ALLOW",
+    "PAGE_SIZE", "ONE_PAGE_BYTES", "MAX_RESPONSE_CHARS", "RATE_LIMIT", "READ_ONLY", "REDACT", "RETRIES", "TIMEOUT", "TOOLS_ALLOW",
     "TOOLS_DENY", "UPLOAD_DIR", "CALL_TIMEOUT", "MAX_CONNECTIONS", "MAX_RESPONSE_BYTES", "MAX_UPLOAD_BYTES",
     "REDIS_URL", "REDIS_FAILURE", "REDIS_TIMEOUT",
     "BEARER_TOKEN", "HEADERS",  # only read when the spec declares no security scheme

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen.project.facts import fact
-from mcpgen.runtime.paging import page_end
+from mcpgen.runtime.paging import ONE_PAGE_BYTES, page_end
 
 ERROR, WARNING = "error", "warning"
 
@@ -348,24 +348,35 @@ def to_table(findings: list[Finding], tools: int, clients: list[str]) -> str:
 CLIENT_MAX_PAGES = 64  # the TypeScript SDK's listMaxPages: Claude Desktop, VS Code, Cursor, the Inspector
 
 
-def page_count(sizes: list[int], page_size: int) -> int:
+# Clients that read the first page of tools/list only, ignoring `nextCursor`.
+FIRST_PAGE_ONLY = "google-adk (McpToolset) and other simple agent clients"
+
+
+def page_count(sizes: list[int], page_size: int, one_page_bytes: int = ONE_PAGE_BYTES) -> int:
     """tools/list pages a server with tools of these JSON sizes serves: the runtime's own rule."""
     start, pages = 0, 0
     while start < len(sizes):
-        start, pages = page_end(start, len(sizes), page_size, sizes), pages + 1
+        start, pages = page_end(start, len(sizes), page_size, sizes, one_page_bytes), pages + 1
     return pages
 
 
-def page_count_notes(sizes: list[int], page_size: int) -> list[str]:
-    pages = page_count(sizes, page_size)
-    if pages <= CLIENT_MAX_PAGES:
+def page_count_notes(sizes: list[int], page_size: int, one_page_bytes: int = ONE_PAGE_BYTES) -> list[str]:
+    pages = page_count(sizes, page_size, one_page_bytes)
+    if pages == 1:
         return []
-    note = (
-        f"tools/list takes {pages} pages ({sum(sizes):,} bytes of tools): TypeScript clients (Claude Desktop, "
-        f"Claude Code, VS Code, Cursor, the Inspector) stop listing after {CLIENT_MAX_PAGES}; filter the "
-        "operations or generate with --tool-mode dynamic"
-    )
-    return [note]
+    first = page_end(0, len(sizes), page_size, sizes, one_page_bytes)
+    notes = [(
+        f"tools/list takes {pages} pages ({sum(sizes):,} bytes of tools, over the one-page budget of "
+        f"{one_page_bytes:,}): {FIRST_PAGE_ONLY} read only the first, {first} of {len(sizes)} tools; filter the "
+        "operations, generate with --tool-mode dynamic, or raise <PREFIX>_ONE_PAGE_BYTES"
+    )]
+    if pages > CLIENT_MAX_PAGES:
+        notes.append(
+            f"tools/list takes {pages} pages: TypeScript clients (Claude Desktop, Claude Code, VS Code, Cursor, "
+            f"the Inspector) stop listing after {CLIENT_MAX_PAGES}; filter the operations or generate with "
+            "--tool-mode dynamic"
+        )
+    return notes
 
 
 def tool_count_notes(count: int) -> list[str]:

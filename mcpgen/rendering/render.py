@@ -712,16 +712,24 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             "Same, for one tool: its name upper-cased, non-alphanumerics as `_`",
             None,
         ),
-        (f"{p}_PAGE_SIZE", "Tools per tools/list page", str(project.page_size)),
+        (
+            f"{p}_ONE_PAGE_BYTES",
+            (
+                "A tools/list whose JSON is at most this size is one page (clients that read only "
+                "the first page see every tool); 0 = always paged"
+            ),
+            "4MB",
+        ),
+        (f"{p}_PAGE_SIZE", "Tools per tools/list page, past that budget", str(project.page_size)),
         (f"{p}_READ_ONLY", "1 = list and run only tools annotated readOnlyHint", "0"),
         (
             f"{p}_TOOLS_ALLOW",
-            "Comma-separated glob patterns: only matching tools are listed and run",
+            "Comma-separated glob patterns over the names of tools, resources and prompts: only matching ones are listed and served",
             None,
         ),
         (
             f"{p}_TOOLS_DENY",
-            "Comma-separated glob patterns: matching tools are hidden and refused",
+            "Comma-separated glob patterns over the same names: matching ones are hidden and refused",
             None,
         ),
         (

@@ -192,6 +192,7 @@ async def list_tools(
             cursor,
             current_settings.page_size,
             _tool_list_weights(),
+            current_settings.one_page_bytes,
         )
     slot = _listed.get()
     if slot is not None:

@@ -5,10 +5,12 @@ A cursor encodes the offset of the next page and a digest of the whole list, so 
 cursor from another list (or from an older build of this server) is refused with
 -32602 rather than silently returning the wrong page.
 
-A page holds up to the configured number of items, more when the list would otherwise
-need over `PAGES_TARGET` pages (TypeScript clients - Claude Desktop, VS Code, Cursor, the
-Inspector - stop listing after 64), and never more than `MAX_PAGE_BYTES` of JSON beyond
-its first item. mcpgen counts the pages of the generated tools the same way at
+A list whose whole JSON fits `ONE_PAGE_BYTES` (`PREFIX_ONE_PAGE_BYTES`) is one page: some
+clients read only the first page (google-adk's `McpToolset`, other simple agents), and
+those see every tool. Past it, a page holds up to the configured number of items, more
+when the list would otherwise need over `PAGES_TARGET` pages (TypeScript clients - Claude
+Desktop, VS Code, Cursor, the Inspector - stop listing after 64), and never more than
+`MAX_PAGE_BYTES` of JSON beyond its first item. mcpgen counts the pages of the generated tools the same way at
 generation and warns when they exceed 64 (`mcpgen.lint.page_count`).
 """
 
@@ -24,6 +26,7 @@ from typing import TypeVar
 T = TypeVar("T")
 PAGES_TARGET = 48  # below the clients' 64, with room for custom tools
 MAX_PAGE_BYTES = 2_000_000
+ONE_PAGE_BYTES = 4_000_000  # default budget of a list served whole (GitHub: 3.35 MB); 0: paged
 
 
 def digest(keys: Sequence[str]) -> str:
@@ -67,17 +70,23 @@ def page(
     cursor: str | None,
     size: int,
     weights: Sequence[int] | None = None,
+    one_page_bytes: int = 0,
 ) -> tuple[list[T], str | None]:
     """One page of `items` (whose `digest` is `fingerprint`) from `cursor`, and the next page's cursor.
 
-    `weights`: each item's size in bytes, when pages are bounded by bytes too."""
+    `weights`: each item's size in bytes, when pages are bounded by bytes too; a list whose
+    weights add up to at most `one_page_bytes` is served whole."""
     start = 0 if cursor is None else _decode(cursor, fingerprint, len(items))
-    end = page_end(start, len(items), size, weights)
+    end = page_end(start, len(items), size, weights, one_page_bytes)
     return list(items[start:end]), (_encode(end, fingerprint) if end < len(items) else None)
 
 
-def page_end(start: int, total: int, size: int, weights: Sequence[int] | None) -> int:
+def page_end(
+    start: int, total: int, size: int, weights: Sequence[int] | None, one_page_bytes: int = 0
+) -> int:
     """Where the page that begins at `start` ends (exclusive)."""
+    if start == 0 and weights is not None and sum(weights) <= one_page_bytes:
+        return total
     count = max(1, size, math.ceil(total / PAGES_TARGET))
     end = min(total, start + count)
     if weights is None:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+from .paging import ONE_PAGE_BYTES
 from .project import Project, on_install
 from .project import current as current_project
 
@@ -99,6 +100,7 @@ class Settings:
     ca_bundle: str | None = None
     upload_dir: str | None = None
     page_size: int = 25
+    one_page_bytes: int = ONE_PAGE_BYTES  # a tools/list this small is one page
     max_response_chars: int = 100_000
     http_keep_alive: int = DEFAULT_HTTP_KEEP_ALIVE
     # SSE responses carry a call's progress and log notifications; JSON ones cannot.
@@ -236,6 +238,7 @@ def load(
         ca_bundle=read("CA_BUNDLE", _existing_path, None),
         upload_dir=read("UPLOAD_DIR", _directory, None),
         page_size=read("PAGE_SIZE", _whole(1), project.page_size),
+        one_page_bytes=read("ONE_PAGE_BYTES", _bytes_or_zero, ONE_PAGE_BYTES),
         max_response_chars=read(
             "MAX_RESPONSE_CHARS", _whole(MIN_RESPONSE_CHARS), project.max_response_chars
         ),
@@ -561,6 +564,11 @@ def _bytes(variable: str, raw: str) -> int:
             "in bytes or with a unit (e.g. 20MB, 512KiB, 1GB)"
         )
     return value
+
+
+def _bytes_or_zero(variable: str, raw: str) -> int:
+    """A size as `_bytes`, or 0 (off)."""
+    return 0 if raw.strip() == "0" else _bytes(variable, raw)
 
 
 def _flag(variable: str, raw: str) -> bool:

@@ -1,6 +1,7 @@
 """Big servers and picky clients, end to end through the `mcp` client in both eras.
 
-- tools/list pages: every tool exactly once, page size from the env, bad cursors refused (-32602).
+- tools/list: one page within the byte budget; past it, pages holding every tool exactly once,
+  page size from the env, bad cursors refused (-32602).
 - `--tool-mode dynamic` on a real spec (dnd5eapi.co, 47 operations): three meta-tools, ranked
   search, describe; calls through `call_tool` against the real upstream behave exactly like
   direct calls of the static server (same results, same validation errors); Python servers too.
@@ -77,9 +78,23 @@ def dynamic_petstore(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # -- pagination ---------------------------------------------------------------------
 
 
+def paged_env(project: Path, upstream: Upstream, **more: str) -> dict[str, str]:
+    """Paged whatever the list's size (Petstore's would fit the one-page budget)."""
+    return {**shared_env(project, upstream), "PETSTORE_ONE_PAGE_BYTES": "0", **more}
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_list_within_the_budget_is_one_page(era: str, static_petstore: Path, upstream: Upstream) -> None:
+    """Clients that read only the first page (google-adk's McpToolset) see every tool."""
+    async with connect(PACKAGE, era, shared_env(static_petstore, upstream)) as session:
+        page = await list_page(session, None)
+    entries = json.loads((static_petstore / "src" / PACKAGE / "tools.json").read_text())
+    assert [t.name for t in page.tools] == [e["tool"]["name"] for e in entries] and page.next_cursor is None
+
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_pages_hold_every_tool_once(era: str, static_petstore: Path, upstream: Upstream) -> None:
-    async with connect(PACKAGE, era, shared_env(static_petstore, upstream)) as session:
+    async with connect(PACKAGE, era, paged_env(static_petstore, upstream)) as session:
         pages, cursor = [], None
         while True:
             page = await list_page(session, cursor)
@@ -96,7 +111,7 @@ async def test_pages_hold_every_tool_once(era: str, static_petstore: Path, upstr
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_page_size_from_env(era: str, static_petstore: Path, upstream: Upstream) -> None:
-    env = {**shared_env(static_petstore, upstream), "PETSTORE_PAGE_SIZE": "4"}
+    env = paged_env(static_petstore, upstream, PETSTORE_PAGE_SIZE="4")
     async with connect(PACKAGE, era, env) as session:
         first = await list_page(session, None)
         second = await list_page(session, first.next_cursor)
@@ -106,7 +121,7 @@ async def test_page_size_from_env(era: str, static_petstore: Path, upstream: Ups
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_bad_cursors_are_invalid_params(era: str, static_petstore: Path, upstream: Upstream) -> None:
-    async with connect(PACKAGE, era, shared_env(static_petstore, upstream)) as session:
+    async with connect(PACKAGE, era, paged_env(static_petstore, upstream)) as session:
         good = (await list_page(session, None)).next_cursor
         assert good is not None
         forged_offset = canned_cursor(good, offset=1000)

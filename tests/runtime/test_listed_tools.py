@@ -29,6 +29,7 @@ def custom(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
 
     extensions._REGISTERED["echo"].entry["tool"]["execution"] = {"taskSupport": "forbidden"}
     monkeypatch.setenv("PETSTORE_PAGE_SIZE", "2")
+    monkeypatch.setenv("PETSTORE_ONE_PAGE_BYTES", "0")  # paged, though the list is small
     settings._parsed.clear()
 
 

@@ -133,3 +133,27 @@ def test_byte_bounded_pages_walk_the_whole_list() -> None:
     weights = [900_000, 900_000, 900_000, 10, 10, 2_500_000, 10, 10, 10, 10]
     pages = every_page(items, 10, weights)
     assert pages == [items[:2], items[2:5], items[5:6], items[6:]]
+
+
+def test_a_list_within_the_one_page_budget_is_served_whole() -> None:
+    weights = [1_000] * len(ITEMS)  # 25 kB in all
+    whole, cursor = paging.page(ITEMS, DIGEST, None, 10, weights, one_page_bytes=25_000)
+    assert whole == ITEMS and cursor is None  # a client that reads one page sees every item
+    first, cursor = paging.page(ITEMS, DIGEST, None, 10, weights, one_page_bytes=24_999)
+    assert first == ITEMS[:10] and cursor is not None  # past the budget: paged as before
+    assert paging.page(ITEMS, DIGEST, cursor, 10, weights, one_page_bytes=10**9)[0] == ITEMS[10:20]
+    assert paging.page(ITEMS, DIGEST, None, 10, None, one_page_bytes=10**9)[0] == ITEMS[:10]  # unweighed
+
+
+def test_the_one_page_budget_is_a_setting(project: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen.runtime import settings
+
+    assert settings.current().one_page_bytes == paging.ONE_PAGE_BYTES
+    for raw, expected in [("0", 0), ("512KiB", 524_288), ("5MB", 5_000_000)]:
+        monkeypatch.setenv("PETSTORE_ONE_PAGE_BYTES", raw)
+        settings._parsed.clear()
+        assert settings.current().one_page_bytes == expected
+    monkeypatch.setenv("PETSTORE_ONE_PAGE_BYTES", "lots")
+    settings._parsed.clear()
+    with pytest.raises(settings.SettingsError, match="PETSTORE_ONE_PAGE_BYTES='lots'"):
+        settings.current()

@@ -125,12 +125,19 @@ def test_type_unions_in_input_schemas_become_any_of() -> None:
 
 
 def test_pages_widen_to_fit_the_clients_page_cap() -> None:
-    assert page_count([100] * 1186, 25) == 48  # GitHub-sized: 25 a page
-    assert page_count([100] * 11412, 25) <= 48  # Graph-sized: wider pages
+    assert page_count([100] * 1186, 25, one_page_bytes=0) == 48  # GitHub-sized: 25 a page
+    assert page_count([100] * 11412, 25, one_page_bytes=0) <= 48  # Graph-sized: wider pages
     assert page_count([MAX_PAGE_BYTES // 2 + 1] * 10, 25) == 10  # bytes bound a page too
-    assert page_count_notes([100] * 11412, 25) == []
     too_big = page_count_notes([MAX_PAGE_BYTES] * (CLIENT_MAX_PAGES + 1), 25)
-    assert len(too_big) == 1 and "--tool-mode dynamic" in too_big[0]
+    assert len(too_big) == 2 and "--tool-mode dynamic" in too_big[1] and "stop listing after 64" in too_big[1]
+
+
+def test_a_list_within_the_one_page_budget_is_one_page() -> None:
+    assert page_count([100] * 11412, 25) == 1  # 1.1 MB: within the default 2 MB budget
+    assert page_count_notes([100] * 11412, 25) == []
+    assert page_count([100] * 11412, 25, one_page_bytes=1_141_200) == 1  # the budget is inclusive
+    over = page_count_notes([100] * 11412, 25, one_page_bytes=1_000_000)
+    assert len(over) == 1 and "google-adk" in over[0] and "238 of 11412 tools" in over[0], over
 
 
 def test_content_ids_name_the_content() -> None:
