@@ -3,7 +3,9 @@
 TypeScript clients (`@modelcontextprotocol/client` 2.x, the Inspector) stop after 64 pages:
 at 25 tools a page that was a 1,600-tool ceiling (Microsoft Graph has 11,412 operations).
 The server widens its pages to fit 48, and bounds each in bytes; mcpgen counts the same
-pages at generation (`mcpgen.lint.page_count`) and warns past 64.
+pages at generation (`mcpgen.lint.page_count`) and warns past 64. These 2,500 tools would fit
+the one-page budget (`PREFIX_ONE_PAGE_BYTES`), so the server runs with it off: paged lists
+are what this proves.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def url(many: Path, tmp_path_factory: pytest.TempPathFactory, ts_clients: None) -> Iterator[str]:
-    with http_server(PACKAGE, server_env(many), tmp_path_factory.mktemp("many-log") / "http.log") as port:
+    env = server_env(many, MANY_ONE_PAGE_BYTES="0")
+    with http_server(PACKAGE, env, tmp_path_factory.mktemp("many-log") / "http.log") as port:
         yield f"http://127.0.0.1:{port}/mcp"
 
 
@@ -56,7 +59,8 @@ def test_generation_counts_the_pages_the_server_serves(many: Path, url: str) -> 
     sizes = [len(json.dumps(entry["tool"], ensure_ascii=False))
              for entry in json.loads((many / "src" / PACKAGE / "tools.json").read_text())]
     report = run_client("py-handshake", [], [url], server_env(many))
-    assert report["tools"] == TOOLS and report["pages"] == page_count(sizes, 25) == PAGES_TARGET
+    assert report["tools"] == TOOLS and report["pages"] == page_count(sizes, 25, one_page_bytes=0) == PAGES_TARGET
+    assert page_count(sizes, 25) == 1  # with the default budget: one page
 
 
 @pytest.mark.parametrize("client", ["ts-v1", "ts-v2"])
