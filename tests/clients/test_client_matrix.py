@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_oauth import raw_post
+
 from . import cases
 from .conftest import Served
 from .harness import CLIENTS, inspector, portability, stdio_target, tool_args
@@ -94,6 +96,14 @@ def test_inspector_lists_all_of_github(github: Served, shared_http: Callable[[Se
     run = inspector([shared_http(github), "--method", "tools/list"], tmp_path / "catalog.json")
     assert run.returncode == 0, run.stderr[-3000:]
     assert len(json.loads(run.stdout)["tools"]) == github.tool_count()
+
+
+def test_a_client_that_reads_one_page_sees_all_of_github(github: Served, shared_http: Callable[[Served], str]) -> None:
+    """google-adk's McpToolset sends one tools/list and ignores `nextCursor`: GitHub's 3.35 MB
+    list is within the one-page budget, so it sees every tool."""
+    status, _, body = raw_post(shared_http(github), None, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert status == 200, body
+    assert len(body["result"]["tools"]) == github.tool_count() and "nextCursor" not in body["result"]
 
 
 @pytest.fixture(scope="module")
