@@ -121,6 +121,11 @@ def bundle(directory: Path, output: Path | None) -> None:
     except (ProjectError, mcpb.BundleError) as exc:
         raise _fail(str(exc)) from None
     typer.echo(f"Wrote {built.path} ({built.files} files, {built.size:,} bytes; server type {mcpb.SERVER_TYPE!r}).")
+    if built.left_out:
+        typer.echo(
+            f"Left out (not a Python module, a file mcpgen.manifest.json records, or runtime data): "
+            f"{', '.join(built.left_out)}", err=True,
+        )
     for variable in facts.variables:
         kind = "sensitive" if variable.secret else ("required" if variable.required else "optional")
         typer.echo(f"  user_config.{mcpb.config_key(facts, variable)} -> {variable.name} ({kind})", err=True)
