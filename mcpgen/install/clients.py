@@ -11,7 +11,7 @@ Paths, as each client documents them (how they were checked: the README, "Instal
 - Cursor: `~/.cursor/mcp.json` (project scope: `.cursor/mcp.json`); key `mcpServers`.
 - VS Code: the user profile's `mcp.json` (`$XDG_CONFIG_HOME/Code/User`, `~/Library/Application
   Support/Code/User`, `%APPDATA%\\Code\\User`), workspace `.vscode/mcp.json`; key `servers`,
-  entries carry `"type": "stdio"`.
+  entries carry `"type": "stdio"`; the file is JSONC (comments and trailing commas allowed).
 - Gemini CLI: `~/.gemini/settings.json` (project scope: `.gemini/settings.json`); key `mcpServers`.
 """
 
@@ -36,6 +36,7 @@ class Client:
     servers_key: str  # the top-level object servers are listed in
     typed: bool  # entries say "type": "stdio"
     project_file: str | None  # relative to the project (cwd) for --scope project
+    jsonc: bool = False  # the client reads its file as JSONC (comments, trailing commas)
 
 
 CLIENTS: dict[str, Client] = {
@@ -44,7 +45,7 @@ CLIENTS: dict[str, Client] = {
         Client("claude-desktop", "Claude Desktop", "mcpServers", False, None),
         Client("claude-code", "Claude Code", "mcpServers", True, ".mcp.json"),
         Client("cursor", "Cursor", "mcpServers", False, ".cursor/mcp.json"),
-        Client("vscode", "VS Code", "servers", True, ".vscode/mcp.json"),
+        Client("vscode", "VS Code", "servers", True, ".vscode/mcp.json", jsonc=True),
         Client("gemini-cli", "Gemini CLI", "mcpServers", False, ".gemini/settings.json"),
     )
 }

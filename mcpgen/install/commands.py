@@ -44,25 +44,58 @@ def install(client: str, directory: Path, env: list[str], name: str | None, scop
         raise _fail(str(exc)) from None
     typer.echo(f"command: {planned.launch.shown()}", err=True)
     typer.echo(f"  ({planned.launch.how})", err=True)
+    if planned.refused is not None:
+        raise _refused(planned, dry_run)
     if planned.merge is None:  # mcp-json
         typer.echo(planned.snippet(), nl=False)
-    elif not planned.merge.changed:
-        typer.echo(f"Up to date: {planned.merge.path} already has this `{planned.name}` entry; nothing written.", err=True)
     elif dry_run:
-        typer.echo(planned.merge.diff(), nl=False)
+        if planned.merge.changed:
+            typer.echo(planned.merge.diff(), nl=False)
         typer.echo(f"Dry run: {planned.merge.path} was not written.", err=True)
     else:
-        backup = plan.apply(planned)
-        verb = "Updated" if planned.merge.previous is not None else "Added"
-        saved = f" (previous file kept as {backup})" if backup else ""
-        title = planned.client.title if planned.client else client
-        typer.echo(f"{verb} `{planned.name}` in {planned.merge.path}{saved}. Restart {title} to load it.", err=True)
+        try:
+            written = plan.apply(planned)
+        except config.ConfigError as exc:
+            typer.echo(planned.paste(), nl=False)
+            raise _fail(f"{exc}; add the entry above by hand") from None
+        _report_written(planned, written, client)
     if planned.merge is not None and scope == "project" and planned.has_secret:
         typer.secho(
             f"warning: {planned.merge.path} holds a secret; project config files are often committed.",
             fg="yellow", err=True,
         )
     _report_unset(planned.unset)
+
+
+def _refused(planned: plan.Plan, dry_run: bool) -> typer.Exit:
+    """The file cannot be edited safely: the entry to paste (stdout) and why (stderr). A dry run
+    has shown what to do, and succeeds; an install has not installed, and fails."""
+    typer.echo(planned.paste(), nl=False)
+    key = planned.client.servers_key if planned.client else "mcpServers"
+    advice = f"merge the `{planned.name}` entry above into its `{key}` object"
+    if dry_run:
+        typer.secho(f"warning: {planned.refused}. Dry run: nothing written; {advice}.", fg="yellow", err=True)
+        _report_unset(planned.unset)
+        return typer.Exit(0)
+    _report_unset(planned.unset)
+    return _fail(f"{planned.refused}; {advice}")
+
+
+def _report_written(planned: plan.Plan, written: config.Written, client: str) -> None:
+    merge = planned.merge
+    if merge is None:
+        return
+    for path, before in written.tightened:
+        typer.echo(f"Made {path} owner-only (mode {before:04o} -> 0600): it holds values given with --env.", err=True)
+    for warning in written.warnings:
+        typer.secho(f"warning: {warning}", fg="yellow", err=True)
+    if not merge.changed:
+        typer.echo(f"Up to date: {merge.path} already has this `{planned.name}` entry; nothing written.", err=True)
+        return
+    verb = "Updated" if merge.previous is not None else "Added"
+    saved = f" (previous file kept as {written.backup})" if written.backup else ""
+    title = planned.client.title if planned.client else client
+    typer.echo(f"{verb} `{planned.name}` in {merge.path}{saved}. Restart {title} to load it.", err=True)
 
 
 def _report_unset(unset: tuple[Variable, ...]) -> None:
@@ -88,6 +121,11 @@ def bundle(directory: Path, output: Path | None) -> None:
     except (ProjectError, mcpb.BundleError) as exc:
         raise _fail(str(exc)) from None
     typer.echo(f"Wrote {built.path} ({built.files} files, {built.size:,} bytes; server type {mcpb.SERVER_TYPE!r}).")
+    if built.left_out:
+        typer.echo(
+            f"Left out (not a Python module, a file mcpgen.manifest.json records, or runtime data): "
+            f"{', '.join(built.left_out)}", err=True,
+        )
     for variable in facts.variables:
         kind = "sensitive" if variable.secret else ("required" if variable.required else "optional")
         typer.echo(f"  user_config.{mcpb.config_key(facts, variable)} -> {variable.name} ({kind})", err=True)

@@ -5,6 +5,10 @@ Variables come from `--env`, then from the entry already installed under the sam
 rerun without `--env` keeps what was set before), then, when a prompt is given (stdin is a
 TTY), from the user. Nothing else is written: a secret nobody gave is left out, never a
 placeholder, and listed as unset.
+
+A config file that cannot be edited safely (`config.Unmergeable`) does not stop the plan: it is
+recorded in `refused`, with the entry to paste by hand (`paste`). A file that receives any
+variable's value is `private` (owner-only), whatever the variable is called.
 """
 
 from __future__ import annotations
@@ -34,12 +38,21 @@ class Plan:
     entry: dict[str, Any]
     launch: command.Launch
     unset: tuple[Variable, ...]  # variables the entry leaves out (the server's default applies, if any)
-    merge: config.Merge | None  # None: mcp-json
-    has_secret: bool
+    merge: config.Merge | None  # None: mcp-json, or the file cannot be edited (see `refused`)
+    has_secret: bool  # a variable that is a credential (for the "often committed" warning)
+    private: bool = False  # the entry holds variables' values: the file ends owner-only
+    path: Path | None = None  # the client's file (None: mcp-json)
+    refused: str | None = None  # why the file cannot be edited; the entry is then pasted by hand
+    root: Path | None = None  # the project folder, for --scope project (no links, no `..`)
 
     def snippet(self) -> str:
         """The standard `{"mcpServers": {name: entry}}` text (mcp-json)."""
         return json.dumps({"mcpServers": {self.name: self.entry}}, indent=2, ensure_ascii=False) + "\n"
+
+    def paste(self) -> str:
+        """The entry under the client's key, to merge into its file by hand."""
+        key = self.client.servers_key if self.client is not None else "mcpServers"
+        return json.dumps({key: {self.name: self.entry}}, indent=2, ensure_ascii=False) + "\n"
 
 
 def parse_env(pairs: list[str]) -> dict[str, str]:
@@ -78,13 +91,19 @@ def prepare(
     except command.NoCommand as exc:
         raise InstallError(str(exc)) from None
     path = None
+    root = cwd if scope == "project" else None
     previous: dict[str, Any] = {}
+    document = None
+    refused = None
     if client is not None:
         path = clients.config_path(client, scope, platform=platform, environ=environ, home=home, cwd=cwd)
-        _, document = config.load(path)
-        servers = document.get(client.servers_key)
-        found = servers.get(key) if isinstance(servers, dict) else None
-        previous = found if isinstance(found, dict) else {}
+        if root is not None:
+            config.check_confined(path, root)
+        try:
+            document = config.read(path, jsonc_allowed=client.jsonc)
+            previous = document.entry(client.servers_key, key) or {}
+        except config.Unmergeable as exc:
+            refused, document = str(exc), None
     chosen = dict(env or {})
     kept = previous.get("env")
     for variable, value in (kept.items() if isinstance(kept, dict) else ()):
@@ -100,13 +119,19 @@ def prepare(
         else:
             unset.append(variable)
     entry = clients.entry(client, launch.command, list(launch.args), {**chosen, **launch.env})
-    merge = config.merge(path, client.servers_key, key, entry) if client is not None and path is not None else None
+    merge = None
+    if client is not None and document is not None:
+        try:
+            merge = config.merge(document, client.servers_key, key, entry)
+        except config.Unmergeable as exc:
+            refused = str(exc)
     secret = any(v in facts.secrets or _SECRET_NAME.search(v) for v in chosen)
-    return Plan(client, key, entry, launch, tuple(unset), merge, secret)
+    return Plan(client, key, entry, launch, tuple(unset), merge, secret, bool(chosen), path, refused, root)
 
 
-def apply(plan: Plan) -> Path | None:
-    """Writes the planned file when it changes; returns the backup made (None: none needed)."""
-    if plan.merge is None or not plan.merge.changed:
-        return None
-    return config.write(plan.merge, plan.has_secret)
+def apply(plan: Plan) -> config.Written:
+    """Writes the planned file (re-merged under its lock); when it is already up to date, only
+    makes it owner-only if it holds values. Raises ConfigError."""
+    if plan.merge is None:
+        return config.Written(None)
+    return config.write(plan.merge, private=plan.private, root=plan.root)

@@ -9,6 +9,7 @@ with the dependencies present (uv provides them on the user's machine; here the 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -18,7 +19,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.stdio import get_default_environment
+from typer.testing import CliRunner
 
+from mcpgen.cli import app
 from tests.npm import ensure_installed, node, package_path
 
 from .projects import run_cli
@@ -124,3 +127,54 @@ def test_entry_point_serves_tools(unpacked: Path) -> None:
 
     names = anyio.run(listed)
     assert "getPetById" in names and len(names) == 12
+
+
+def test_only_allow_listed_files_are_shipped(project: Path, bundle: Path, tmp_path: Path) -> None:
+    """Stray files under src/<pkg>/ (.env, a nested .git with a token, editor swap and backup
+    files, install backups, regenerate's .orig copies, a symlink) stay out; the manifest's files,
+    the user's modules and the runtime's data go in; the bundle still validates and serves."""
+    copy = tmp_path / "petstore-mcp"
+    shutil.copytree(project, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    package = copy / "src" / "petstore_mcp"
+    outside = tmp_path / "secret.txt"
+    outside.write_text("outside")
+    strays = {
+        ".env": "PETSTORE_API_KEY=live-key\n",
+        ".git/config": '[remote "origin"]\n\turl = https://x:ghp_token@github.com/o/r\n',
+        ".hooks.py.swp": "swap", "hooks.py~": "backup", "#hooks.py#": "emacs",
+        "tools.json.mcpgen.bak": "[]", "server.py.orig": "old", "models/.DS_Store": "x",
+        "notes.txt": "private notes", "models/pet.py.bak": "old",
+    }
+    for relative, text in strays.items():
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text(text)
+    (package / "linked.py").symlink_to(outside)
+    (package / "helpers.py").write_text("VALUE = 1\n")  # the user's own modules ship
+    (package / "extra").mkdir()
+    (package / "extra" / "__init__.py").write_text("")
+    (package / "extra" / "util.py").write_text("X = 2\n")
+    target = tmp_path / "allow.mcpb"
+    result = CliRunner().invoke(app, ["bundle", str(copy), "-o", str(target)])
+    assert result.exit_code == 0, result.stderr
+    assert "Left out" in result.stderr and "src/petstore_mcp/.git/" in result.stderr
+    recorded = json.loads((copy / "mcpgen.manifest.json").read_text())
+    generated = {p for p in (*recorded["files"], *recorded["user_files"]) if p.startswith("src/petstore_mcp/")}
+    added = {"src/petstore_mcp/helpers.py", "src/petstore_mcp/extra/__init__.py", "src/petstore_mcp/extra/util.py"}
+    expected = {"manifest.json", "server/main.py", "pyproject.toml", "README.md", *generated, *added}
+    with zipfile.ZipFile(target) as archive:
+        names = set(archive.namelist())
+        assert names == expected
+        with zipfile.ZipFile(bundle) as plain:  # nothing the clean build carried is lost
+            assert set(plain.namelist()) == expected - added
+        assert not [n for n in names if any(s in n for s in ("ghp_token", ".env", ".git", "~", ".swp", ".bak", ".orig"))]
+        assert all(b"live-key" not in archive.read(n) and b"ghp_token" not in archive.read(n) for n in names)
+        unpacked = tmp_path / "unpacked"
+        archive.extractall(unpacked)
+    assert outside.read_text() == "outside"
+    ensure_installed(MCPB_CLI)
+    run = subprocess.run(
+        [node(), str(MCPB_CLI), "validate", str(unpacked / "manifest.json")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert run.returncode == 0 and "validation passes" in run.stdout, run.stdout + run.stderr
+    test_entry_point_serves_tools(unpacked)
