@@ -310,9 +310,11 @@ async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> Answer:
     return await _execute(name, arguments)
 
 
-async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+async def run_tool(name: str, arguments: dict[str, Any]) -> Answer:
     """A catalogue tool called through dynamic mode's call_tool, whose own call went through
-    `guarded`: the tool's access and its per-tool limit here; every failure an isError result."""
+    `guarded`: the tool's access and its per-tool limit here; every failure an isError result.
+    A confirmation is asked as on a direct call (on 2026-07-28 call_tool's own input-required
+    round, sealed to call_tool's arguments, so to the tool and its arguments)."""
     entry, refusal = policy.lookup("tool", name)
     if entry is None:
         return error_result(f"Unknown tool: {name}.")
@@ -323,7 +325,8 @@ async def run_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult
         audit.mark("rate_limited")
         return error_result(limited)
     result = await _execute(name, arguments)
-    if isinstance(result, types.InputRequiredResult):  # call_tool's arguments are not the tool's
+    if isinstance(result, types.InputRequiredResult) and not entry.confirm:
+        # A Python tool's questions are keyed to its own calls' rounds, not call_tool's.
         return error_result(f"Tool {name} asks the user for input: call it directly, not here.")
     return result
 

@@ -142,7 +142,8 @@ def _meta_tool_dicts() -> list[dict[str, Any]]:
     ]
 
 
-RunTool = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
+Answer = types.CallToolResult | types.InputRequiredResult
+RunTool = Callable[[str, dict[str, Any]], Awaitable[Answer]]
 
 
 def meta_tools() -> list[types.Tool]:
@@ -176,9 +177,7 @@ def _result(value: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-async def call_meta(
-    name: str, arguments: dict[str, Any], run_tool: RunTool
-) -> types.CallToolResult:
+async def call_meta(name: str, arguments: dict[str, Any], run_tool: RunTool) -> Answer:
     """Answer one meta-tool call; `run_tool` runs a catalogue tool exactly as tools/call would."""
     problems = messages.problems(_validator(name), arguments)
     if problems:

@@ -1,10 +1,11 @@
 # mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
-"""Rate limits and the upstream's back-off shared by every replica of this server, on Redis.
+"""Rate limits, the upstream's back-off and used confirmations shared by every replica, on Redis.
 
 - `PREFIX_REDIS_URL` (`redis://host:6379/0`, `rediss://` for TLS, `unix:///path.sock`): the
   server-wide and per-entry rate limits (`guard`) and an upstream 429's Retry-After are kept
   there, so replicas behind a load balancer allow the limit in total, not each, and a 429
-  one replica saw holds off the others. Unset: all of it stays in process.
+  one replica saw holds off the others; a used confirmation (`confirm`) is used for every
+  replica. Unset: all of it stays in process.
 - Each check is one Lua script run with EVALSHA, atomic across replicas and timed by
   Redis's clock (replicas' clocks may differ; scripts calling TIME need Redis 5 or later). Keys are `mcpgen:{<server name>}:...`, one
   hash slot; two deployments of one server on one Redis share limits unless their URLs
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import math
 import time
 import urllib.parse
 from collections.abc import Sequence
@@ -164,6 +166,8 @@ async def _run(script: str, keys: Sequence[str], args: Sequence[str | float]) ->
         with anyio.fail_after(current.redis_timeout * 2):  # connecting, then the command
             if script == "ping":
                 result = await client.ping()
+            elif script == "once":  # SET NX: whether this replica is the first to record it
+                result = await client.set(keys[0], "1", nx=True, px=int(args[0]))
             else:
                 result = await runner(keys=list(keys), args=list(args))
     except (RedisError, OSError, TimeoutError) as exc:
@@ -217,6 +221,13 @@ async def admit(buckets: Sequence[tuple[str | None, settings.Rate]]) -> tuple[in
 async def block_upstream(seconds: float) -> None:
     """Hold every replica off the upstream for `seconds` (its Retry-After). Raises Unavailable."""
     await _run("block", [f"{_base()}:upstream-blocked"], [repr(seconds)])
+
+
+async def record_once(name: str, seconds: float) -> bool:
+    """Record `name` (a confirmation's nonce) for `seconds` on every replica's behalf: True the
+    first time, False while it is recorded. Raises Unavailable."""
+    key = f"{_base()}:once:{name}"
+    return await _run("once", [key], [max(1, math.ceil(seconds * 1000))]) is True
 
 
 async def reachable() -> bool:

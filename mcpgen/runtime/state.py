@@ -1,10 +1,10 @@
 # mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
 """The mutable state of the server this process serves, in one object.
 
-What the runtime learns while serving (rate-limit buckets, an upstream's Retry-After,
-whether the process is the server's own) lives here rather than in module globals, so it
-is dropped with the project it belongs to when another is installed (tests do), and one
-place shows all of it. Derived, read-only data (the registry, the tool table, validators)
+What the runtime learns while serving (rate-limit buckets, an upstream's Retry-After, the
+confirmations used, whether the process is the server's own) lives here rather than in
+module globals, so it is dropped with the project it belongs to when another is installed
+(tests do), and one place shows all of it. Derived, read-only data (the registry, the tool table, validators)
 is cached where it is made instead.
 """
 
@@ -20,6 +20,9 @@ from .project import on_install
 class ServerState:
     buckets: dict[str, Any] = field(default_factory=dict)  # rate-limit key -> `guard.Bucket`
     upstream_blocked_until: float = 0.0  # monotonic time an upstream 429's Retry-After ends
+    used_confirmations: dict[str, float] = field(
+        default_factory=dict
+    )  # nonce -> its expiry (epoch)
     owns_process: bool = False  # set by the entry points: the process is this server's
     # OAuth client-credentials tokens for the upstream: scheme -> (token, monotonic expiry), and
     # the lock per scheme that makes concurrent calls share one token request (`auth`)

@@ -52,7 +52,15 @@ from .project import current
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ClientUnsupported", "InputRequired", "Rounds", "request", "session", "set_level"]
+__all__ = [
+    "ClientUnsupported",
+    "InputRequired",
+    "Rounds",
+    "ensure_can_ask",
+    "request",
+    "session",
+    "set_level",
+]
 
 R = TypeVar("R", bound=BaseModel)
 # The request being served, with its params: set around each tools/call (see app.call_tool).
@@ -226,17 +234,8 @@ class _Session:
     async def _ask(
         self, what: str, input_request: Any, result_type: type[R], related: types.RequestId | None
     ) -> R:
-        modern = _modern(self._ctx)
-        if not modern and not self._session.can_send_request:
-            # A stateless HTTP request: no channel back, nor the capabilities of initialize.
-            raise ClientUnsupported(
-                f"{what} needs a channel back to a 2025-11-25 client, which a stateless HTTP "
-                f"request lacks: run the server with {settings.current().variable('HTTP_SESSIONS')}"
-                f"=1 and {settings.current().variable('HTTP_RESPONSE')}=sse"
-            )
-        if not _declared(self._session.client_capabilities, what):
-            raise ClientUnsupported(f"the client does not support {what}")
-        if modern:
+        ensure_can_ask(self._ctx, what)
+        if _modern(self._ctx):
             key = self._rounds.next_key()
             answer = self._rounds.answers.get(key)
             if answer is None:
@@ -244,6 +243,21 @@ class _Session:
             return result_type.model_validate(answer)
         metadata = ServerMessageMetadata(related_request_id=related)
         return await self._session.send_request(input_request, result_type, metadata=metadata)
+
+
+def ensure_can_ask(ctx: ServerRequestContext, what: str) -> None:
+    """Raises ClientUnsupported unless the request's client can be asked `what` (`sampling`,
+    `elicitation (form)`, `elicitation (url)`): it declared the capability and, on 2025-11-25,
+    there is a channel back to it."""
+    if not _modern(ctx) and not ctx.session.can_send_request:
+        # A stateless HTTP request: no channel back, nor the capabilities of initialize.
+        raise ClientUnsupported(
+            f"{what} needs a channel back to a 2025-11-25 client, which a stateless HTTP "
+            f"request lacks: run the server with {settings.current().variable('HTTP_SESSIONS')}"
+            f"=1 and {settings.current().variable('HTTP_RESPONSE')}=sse"
+        )
+    if not _declared(ctx.session.client_capabilities, what):
+        raise ClientUnsupported(f"the client does not support {what}")
 
 
 def _declared(capabilities: types.ClientCapabilities | None, what: str) -> bool:

@@ -1,4 +1,4 @@
-"""`shared`: rate limits and the upstream's back-off on Redis, against a real `redis-server`.
+"""`shared`: rate limits, the upstream's back-off and used confirmations on Redis, against a real `redis-server`.
 
 A "replica" here is the runtime's in-process state (`guard`'s buckets and block, `shared`'s
 connection): forgetting it between calls is what a second process sees; the e2e tests
@@ -9,13 +9,14 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
-from mcpgen.runtime import guard, settings, shared, state
+from mcpgen.runtime import confirm, guard, settings, shared, state
 from mcpgen.runtime.project import Project
 from tests.scale_parts import RedisServer, free_port
 
@@ -248,3 +249,33 @@ async def test_the_health_check(on_redis: RedisServer) -> None:
 
 def test_without_redis_nothing_changes(project: Project, tmp_path: Path) -> None:
     assert shared.describe() == "rate limits in process"
+
+
+async def test_a_used_confirmation_is_used_for_every_replica(on_redis: RedisServer) -> None:
+    """confirm's 2026-07-28 nonce: recorded on Redis (SET NX, expiring with it), so a second
+    replica refuses the confirmation the first one used."""
+    expires = time.time() + 60
+    assert await confirm._use("nonce-1", expires) is None
+    fresh_replica()
+    assert "already used" in (await confirm._use("nonce-1", expires) or "")
+    assert state.state().used_confirmations == {}  # on Redis, not in process
+    assert "once:confirm:nonce-1" in on_redis.command("KEYS", "*")
+    assert 0 < int(on_redis.command("PTTL", "mcpgen:{petstore}:once:confirm:nonce-1").strip(":\r\n")) <= 60_000
+    assert await confirm._use("nonce-2", expires) is None
+
+
+@pytest.mark.parametrize("failure", ["open", "closed"])
+async def test_redis_down_confirmations_follow_the_failure_mode(
+    on_redis: RedisServer, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    monkeypatch.setenv("PETSTORE_REDIS_FAILURE", failure)
+    on_redis.stop()
+    expires = time.time() + 60
+    first, second = await confirm._use("nonce-3", expires), await confirm._use("nonce-3", expires)
+    if failure == "open":  # this replica's own record
+        assert first is None and second is not None and "already used" in second
+    else:
+        assert first == second == (
+            "Redis, which records used confirmations for every replica, is unreachable "
+            "(PETSTORE_REDIS_FAILURE=closed)"
+        )
