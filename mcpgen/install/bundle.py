@@ -15,7 +15,9 @@ otherwise pass the literal `${user_config.<key>}` text, whereas the server treat
 variable as unset.
 
 The zip is deterministic: entries sorted, every timestamp 1980-01-01, fixed permissions,
-deflate at one level, no extra fields. Only regular files under `src/<package>/` (no symlinks,
+deflate at one level, no extra fields. A project whose `requires-python` is older than its
+dependencies allow (one generated before mcpgen computed it) is refused: uv would not start it.
+Only regular files under `src/<package>/` (no symlinks,
 caches or compiled files) are copied, read with a size cap.
 """
 
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpgen.install.facts import Facts, ProjectError, Variable, read_text
+from mcpgen.install.facts import Facts, ProjectError, Variable, python_too_old, read_text
 
 MANIFEST_VERSION = "0.4"
 SERVER_TYPE = "uv"
@@ -179,6 +181,9 @@ def write_bundle(facts: Facts, target: Path) -> Built:
     source = (facts.directory / "src").resolve()
     if target == source or source in target.parents:
         raise BundleError(f"{target}: the bundle cannot be written inside the package it bundles")
+    stale = python_too_old(facts)
+    if stale is not None:  # the host's `uv run` would refuse it: no bundle that cannot start
+        raise BundleError(stale)
     try:
         files = contents(facts)
     except OSError as exc:

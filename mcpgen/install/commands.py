@@ -44,6 +44,8 @@ def install(client: str, directory: Path, env: list[str], name: str | None, scop
         raise _fail(str(exc)) from None
     typer.echo(f"command: {planned.launch.shown()}", err=True)
     typer.echo(f"  ({planned.launch.how})", err=True)
+    for warning in planned.warnings:
+        typer.secho(f"warning: {warning}", fg="yellow", err=True)
     if planned.merge is None:  # mcp-json
         typer.echo(planned.snippet(), nl=False)
     elif not planned.merge.changed:

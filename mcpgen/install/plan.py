@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen.install import clients, command, config
-from mcpgen.install.facts import ENV_NAME, Facts, Variable
+from mcpgen.install.facts import ENV_NAME, Facts, Variable, python_too_old
 
 Prompt = Callable[[Variable], "str | None"]
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE)", re.IGNORECASE)
@@ -36,6 +36,7 @@ class Plan:
     unset: tuple[Variable, ...]  # variables the entry leaves out (the server's default applies, if any)
     merge: config.Merge | None  # None: mcp-json
     has_secret: bool
+    warnings: tuple[str, ...] = ()  # shown, but the entry is still written
 
     def snippet(self) -> str:
         """The standard `{"mcpServers": {name: entry}}` text (mcp-json)."""
@@ -102,7 +103,8 @@ def prepare(
     entry = clients.entry(client, launch.command, list(launch.args), {**chosen, **launch.env})
     merge = config.merge(path, client.servers_key, key, entry) if client is not None and path is not None else None
     secret = any(v in facts.secrets or _SECRET_NAME.search(v) for v in chosen)
-    return Plan(client, key, entry, launch, tuple(unset), merge, secret)
+    stale = python_too_old(facts)
+    return Plan(client, key, entry, launch, tuple(unset), merge, secret, (stale,) if stale else ())
 
 
 def apply(plan: Plan) -> Path | None:
