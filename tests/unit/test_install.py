@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mcpgen.cli import app
 from mcpgen import dependencies
+from mcpgen.cli import app
 from mcpgen.install import clients, command, facts, plan
 
 REPO = Path(__file__).resolve().parents[2]
