@@ -20,6 +20,8 @@ from mcpgen.install import clients, command, config
 from mcpgen.install.facts import ENV_NAME, Facts, Variable, python_too_old
 
 Prompt = Callable[[Variable], "str | None"]
+# What earlier versions wrote to start the server, not a setting of it: dropped on a rerun.
+_LAUNCH_VARIABLES = frozenset({"PYTHONPATH"})
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE)", re.IGNORECASE)
 
 
@@ -89,7 +91,7 @@ def prepare(
     chosen = dict(env or {})
     kept = previous.get("env")
     for variable, value in (kept.items() if isinstance(kept, dict) else ()):
-        if isinstance(variable, str) and isinstance(value, str) and variable not in launch.env:
+        if isinstance(variable, str) and isinstance(value, str) and variable not in _LAUNCH_VARIABLES:
             chosen.setdefault(variable, value)
     unset: list[Variable] = []
     for variable in facts.variables:
@@ -100,7 +102,7 @@ def prepare(
             chosen[variable.name] = answer
         else:
             unset.append(variable)
-    entry = clients.entry(client, launch.command, list(launch.args), {**chosen, **launch.env})
+    entry = clients.entry(client, launch.command, list(launch.args), chosen)
     merge = config.merge(path, client.servers_key, key, entry) if client is not None and path is not None else None
     secret = any(v in facts.secrets or _SECRET_NAME.search(v) for v in chosen)
     stale = python_too_old(facts)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -335,8 +336,64 @@ def test_project_venv_with_dependencies_runs_the_package(project: Path) -> None:
     (venv / "bin" / "python").write_text("")
     (venv / "lib" / "python3.11" / "site-packages" / "mcp").mkdir(parents=True)
     launch = command.resolve(facts.read_project(project), platform="linux", path="")
-    assert (launch.command, launch.args) == (str(venv / "bin" / "python"), ("-m", "demo_mcp"))
-    assert launch.env == {"PYTHONPATH": str(project / "src")}
+    assert launch.command == str(venv / "bin" / "python")
+    assert launch.args == (
+        "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); from demo_mcp.__main__ import main; main()",
+        str(project / "src"),
+    )
+    assert launch.prepare == ()  # nothing to run at install time
+
+
+def test_entry_needs_no_environment_to_find_the_package(project: Path, tmp_path: Path) -> None:
+    """The venv entry works in an environment without PYTHONPATH (Gemini CLI drops it): run as
+    written, with this interpreter standing in for the venv's, from another cwd."""
+    (project / "src" / "demo_mcp" / "__main__.py").write_text(
+        "import sys\n\ndef main() -> None:\n    print('started', sys.argv[1:])\n"
+    )
+    venv = project / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "lib" / "python3.11" / "site-packages" / "mcp").mkdir(parents=True)
+    launch = command.resolve(facts.read_project(project), platform="linux", path="")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([launch.command, *launch.args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=False, timeout=60)
+    assert run.returncode == 0 and run.stdout == "started []\n", run.stderr
+
+
+def test_rerun_drops_an_old_pythonpath(project: Path, home: Path) -> None:
+    """Entries from before kept PYTHONPATH in env; it was a launch variable, not a setting."""
+    path = config_file("cursor", home)
+    path.parent.mkdir(parents=True)
+    old = {"command": "python", "args": ["-m", "demo_mcp"], "env": {"PYTHONPATH": "/x/src", "DEMO_API_KEY": "k"}}
+    path.write_text(json.dumps({"mcpServers": {"demo": old}}))
+    code, _, err = install("cursor", str(project))
+    assert code == 0, err
+    assert servers("cursor", path)["demo"]["env"] == {"DEMO_API_KEY": "k"}  # type: ignore[index]
+
+
+def test_uv_syncs_at_install_time(project: Path, home: Path, tmp_path: Path) -> None:
+    """With uv, install runs `uv sync --directory DIR` once, so the client's first start is quick;
+    a dry run does not."""
+    calls = tmp_path / "calls"
+    uv = tmp_path / "bin" / "uv"
+    uv.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    code, _, err = install("cursor", str(project), "--dry-run")
+    assert code == 0 and not calls.exists(), err
+    code, _, err = install("cursor", str(project))
+    assert code == 0, err
+    assert calls.read_text() == f"sync --directory {project}\n"
+    assert servers("cursor", config_file("cursor", home))["demo"]["args"] == [  # type: ignore[index]
+        "run", "--directory", str(project), "demo-mcp"
+    ]
+
+
+def test_failed_sync_warns_and_still_writes(project: Path, home: Path, tmp_path: Path) -> None:
+    (tmp_path / "bin" / "uv").write_text("#!/bin/sh\necho 'no network' >&2\nexit 2\n")
+    code, _, err = install("cursor", str(project))
+    assert code == 0, err
+    assert "failed (exit 2)" in err and "no network" in err and "first start runs uv again" in err
+    assert "demo" in servers("cursor", config_file("cursor", home))
 
 
 def test_no_way_to_run_offers_pip_install(project: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
