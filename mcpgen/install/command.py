@@ -61,8 +61,8 @@ def resolve(facts: Facts, *, platform: str, path: str | None) -> Launch:
     if uv is not None:
         return Launch(
             uv, ("run", "--directory", directory, facts.command),
-            f"uv is on PATH: `uv sync` installs {facts.distribution} and its dependencies into "
-            f"{facts.directory / '.venv'} now, and `uv run` keeps them in step on every start",
+            f"uv is on PATH: install runs `uv sync` to put {facts.distribution} and its dependencies into "
+            f"{facts.directory / '.venv'}, and `uv run` keeps them in step on every start",
             prepare=(uv, "sync", "--directory", directory),
         )
     venv = facts.directory / ".venv"

@@ -69,18 +69,38 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return output
 
 
-def test_install_entry_starts_with_uv_run(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="module")
+def python_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A from-python server: no httpx2, so `>=3.10`, which uv resolves too."""
+    output = tmp_path_factory.mktemp("uv-run-python") / "inventory"
+    run_cli("from-python", str(REPO / "samples" / "tools.py"), "-o", str(output))
+    return output
+
+
+@pytest.mark.parametrize(("fixture", "server", "command", "requires"), [
+    ("project", "petstore", "petstore-mcp", ">=3.11"),
+    ("python_project", "inventory", "inventory-mcp", ">=3.10"),
+])
+def test_install_entry_starts_with_uv_run(
+    fixture: str, server: str, command: str, requires: str, request: pytest.FixtureRequest, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert UV is not None
+    project: Path = request.getfixturevalue(fixture)
+    assert f'requires-python = "{requires}"' in (project / "pyproject.toml").read_text()
     monkeypatch.setenv("PATH", f"{Path(UV).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("UV_CACHE_DIR", str(CACHE))  # for the `uv sync` install runs
     result = CliRunner().invoke(app, ["install", "mcp-json", str(project)])
     assert result.exit_code == 0, result.stderr
     assert "warning" not in result.stderr, result.stderr
-    entry = json.loads(result.stdout)["mcpServers"]["petstore"]
-    assert entry["command"] == UV and entry["args"] == ["run", "--directory", str(project), "petstore-mcp"]
+    entry = json.loads(result.stdout)["mcpServers"][server]
+    assert entry["command"] == UV and entry["args"] == ["run", "--directory", str(project), command]
     assert (project / ".venv").is_dir()  # install synced it: the first start has nothing to download
     names, took = list_tools(entry["command"], entry["args"], client_env(entry.get("env")), tmp_path)
-    assert "getPetById" in names and len(names) == PETSTORE_TOOLS
+    if server == "petstore":
+        assert "getPetById" in names and len(names) == PETSTORE_TOOLS
+    else:
+        assert names, "the inventory server lists no tools"
     assert took < CLIENT_WAIT, f"first start after install took {took:.1f} s"
 
 
