@@ -1,7 +1,7 @@
 """How a client starts the server, for a project that may not be pip-installed.
 
-In order: `uv run --directory DIR <command>` when `uv` is on PATH (uv makes `DIR/.venv` with the
-project and its dependencies on first start); else the project's own `DIR/.venv` (its console
+In order: `uv run --directory DIR <command>` when `uv` is on PATH (`install` has uv make `DIR/.venv` with the
+project and its dependencies, see below); else the project's own `DIR/.venv` (its console
 script, or its python importing the package from `DIR/src` when the venv has the dependencies
 but not the project); else the `<command>` that `pip install DIR` put on PATH. `python -m` from
 mcpgen's own interpreter is never offered: it lacks the server's dependencies (mcp, httpx2, ...).
