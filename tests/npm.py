@@ -1,4 +1,5 @@
-"""The pinned npm packages the tests drive (MCP clients, conformance suite, Inspector, ajv, GitHub's spec, mcpb).
+"""The pinned npm packages the tests drive (MCP clients, conformance suite, Inspector, ajv, GitHub's spec, mcpb,
+Claude Code and Gemini CLI).
 
 They live under `.ci/npm` (or `$MCPGEN_NPM_PREFIX`), installed by `.ci/run` or here on first
 use. Without node, tests that need it are skipped locally and fail in CI (`CI` set to
@@ -30,6 +31,10 @@ PINNED = (
     "ajv@8",  # the clients' outputSchema check as they run it (tests/clients/ajv_check.mjs); the SDKs depend on ^8
     "ajv-formats@3",
     "@anthropic-ai/mcpb@2.1.2",  # the official MCPB CLI: `mcpb validate` checks `mcpgen bundle`'s manifest
+    # Real clients reading what `mcpgen install` writes (tests/e2e/test_client_cli.py): `claude mcp
+    # list` (a native binary) and `gemini mcp list` (run with the Node 22 above) report it Connected.
+    "@anthropic-ai/claude-code@2.1.332",
+    "@google/gemini-cli@0.61.0",
 )
 INSTALL_HINT = "install Node.js 20+ with npm (e.g. `apt-get install nodejs npm`), then run .ci/run"
 

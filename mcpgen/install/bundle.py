@@ -15,7 +15,8 @@ otherwise pass the literal `${user_config.<key>}` text, whereas the server treat
 variable as unset.
 
 The zip is deterministic: entries sorted, every timestamp 1980-01-01, fixed permissions,
-deflate at one level, no extra fields.
+deflate at one level, no extra fields. A project whose `requires-python` is older than its
+dependencies allow (one generated before mcpgen computed it) is refused: uv would not start it.
 
 What it carries from the project is an allow-list, never "everything but": `pyproject.toml`,
 the README, and under `src/<package>/` only (1) the files `mcpgen.manifest.json` records (the
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen.diagnostics import GenerationError
-from mcpgen.install.facts import Facts, ProjectError, Variable, read_text
+from mcpgen.install.facts import Facts, ProjectError, Variable, python_too_old, read_text
 from mcpgen.project.manifest import ManifestError, read_manifest
 
 MANIFEST_VERSION = "0.4"
@@ -231,6 +232,9 @@ def write_bundle(facts: Facts, target: Path) -> Built:
     source = (facts.directory / "src").resolve()
     if target == source or source in target.parents:
         raise BundleError(f"{target}: the bundle cannot be written inside the package it bundles")
+    stale = python_too_old(facts)
+    if stale is not None:  # the host's `uv run` would refuse it: no bundle that cannot start
+        raise BundleError(stale)
     try:
         files, left_out = contents(facts)
     except OSError as exc:

@@ -1,21 +1,31 @@
 """How a client starts the server, for a project that may not be pip-installed.
 
-In order: `uv run --directory DIR <command>` when `uv` is on PATH (uv makes `DIR/.venv` with the
-project and its dependencies on first start); else the project's own `DIR/.venv` (its console
-script, or `python -m <package>` with `PYTHONPATH=DIR/src` when the venv has the dependencies
+In order: `uv run --directory DIR <command>` when `uv` is on PATH (`install` has uv make `DIR/.venv` with the
+project and its dependencies, see below); else the project's own `DIR/.venv` (its console
+script, or its python importing the package from `DIR/src` when the venv has the dependencies
 but not the project); else the `<command>` that `pip install DIR` put on PATH. `python -m` from
 mcpgen's own interpreter is never offered: it lacks the server's dependencies (mcp, httpx2, ...).
 Paths are absolute: desktop clients start servers with a minimal PATH and an undefined cwd.
+
+No entry relies on the client passing variables through: Gemini CLI (0.61) drops `PYTHONPATH`
+from a server's environment, so the venv's interpreter puts `DIR/src` on `sys.path` itself.
+
+With uv, `install` runs `uv sync --directory DIR` once (`prepare`), so the client's first start
+does not resolve and download the dependencies: Claude Code waits a few seconds for a server to
+answer before it reports it failed, and a cold uv cache takes longer than that.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from mcpgen.install.facts import Facts
+
+# `python -c` with DIR/src as its argument: `-m` would need PYTHONPATH, which clients may drop.
+_FROM_SOURCE = "import sys; sys.path.insert(0, sys.argv.pop(1)); from {package}.__main__ import main; main()"
 
 
 class NoCommand(Exception):
@@ -27,7 +37,7 @@ class Launch:
     command: str
     args: tuple[str, ...]
     how: str  # one line for the user: which way was chosen and why
-    env: Mapping[str, str] = field(default_factory=dict)  # launch variables (PYTHONPATH), not settings
+    prepare: tuple[str, ...] = ()  # run once at install time so the first start is quick (uv sync)
 
     def shown(self) -> str:
         return " ".join([self.command, *self.args])
@@ -51,8 +61,9 @@ def resolve(facts: Facts, *, platform: str, path: str | None) -> Launch:
     if uv is not None:
         return Launch(
             uv, ("run", "--directory", directory, facts.command),
-            f"uv is on PATH: `uv run` installs {facts.distribution} and its dependencies into "
-            f"{facts.directory / '.venv'} on first start",
+            f"uv is on PATH: install runs `uv sync` to put {facts.distribution} and its dependencies into "
+            f"{facts.directory / '.venv'}, and `uv run` keeps them in step on every start",
+            prepare=(uv, "sync", "--directory", directory),
         )
     venv = facts.directory / ".venv"
     if venv.is_dir():
@@ -62,9 +73,8 @@ def resolve(facts: Facts, *, platform: str, path: str | None) -> Launch:
         python = _venv_file(venv, "python", platform)
         if python.is_file() and _venv_has(venv, "mcp", platform):
             return Launch(
-                str(python), ("-m", facts.package),
+                str(python), ("-c", _FROM_SOURCE.format(package=facts.package), str(facts.directory / "src")),
                 f"the project's own venv has its dependencies; the package is run from {facts.directory / 'src'}",
-                {"PYTHONPATH": str(facts.directory / "src")},
             )
     installed = shutil.which(facts.command, path=path)
     if installed is not None:
@@ -76,3 +86,17 @@ def resolve(facts: Facts, *, platform: str, path: str | None) -> Launch:
         f"{'lacks its dependencies' if venv.is_dir() else 'does not exist'} and `{facts.command}` is not installed. "
         f"Install uv (https://docs.astral.sh/uv/), or run `{hint}` first, then run this again."
     )
+
+
+def prepare(launch: Launch, timeout: float = 900) -> str | None:
+    """Runs `launch.prepare` (if any); None when it worked, else what went wrong (its last lines)."""
+    if not launch.prepare:
+        return None
+    try:
+        run = subprocess.run(launch.prepare, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"`{' '.join(launch.prepare)}` did not finish: {exc}"
+    if run.returncode == 0:
+        return None
+    tail = "\n".join((run.stderr or run.stdout).strip().splitlines()[-8:])
+    return f"`{' '.join(launch.prepare)}` failed (exit {run.returncode}):\n{tail}"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from mcpgen.install import clients, config, plan
+from mcpgen.install import clients, command, config, plan
 from mcpgen.install.facts import ProjectError, Variable, read_project
 
 
@@ -44,8 +44,18 @@ def install(client: str, directory: Path, env: list[str], name: str | None, scop
         raise _fail(str(exc)) from None
     typer.echo(f"command: {planned.launch.shown()}", err=True)
     typer.echo(f"  ({planned.launch.how})", err=True)
+    for warning in planned.warnings:
+        typer.secho(f"warning: {warning}", fg="yellow", err=True)
     if planned.refused is not None:
         raise _refused(planned, dry_run)
+    if not dry_run and planned.launch.prepare:
+        typer.echo(f"running: {' '.join(planned.launch.prepare)}", err=True)
+        failed = command.prepare(planned.launch)
+        if failed is not None:
+            typer.secho(
+                f"warning: {failed}\n  The entry is written anyway; the client's first start runs uv again.",
+                fg="yellow", err=True,
+            )
     if planned.merge is None:  # mcp-json
         typer.echo(planned.snippet(), nl=False)
     elif dry_run:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpgen import dependencies as dependency_table
 from mcpgen.project.facts import FactsError, read_facts
 
 if sys.version_info >= (3, 11):
@@ -122,6 +123,20 @@ def read_project(directory: Path) -> Facts:
         dependencies=dependencies,
         requires_python=requires,
     )
+
+
+def python_too_old(facts: Facts) -> str | None:
+    """Why `uv run` cannot start the project as its pyproject.toml stands (None: it can): its
+    `requires-python` allows a Python its dependencies do not (a project generated before mcpgen
+    computed the floor)."""
+    why = dependency_table.too_old(facts.requires_python, facts.dependencies)
+    if why is None:
+        return None
+    if (facts.directory / "mcpgen.toml").is_file():
+        fix = f"run `mcpgen regenerate {facts.directory}` to write the floor its dependencies need"
+    else:  # `mcpgen new` or hand-made: nothing to regenerate from
+        fix = "raise requires-python in it"
+    return f"{facts.directory / 'pyproject.toml'}: {why}; {fix}"
 
 
 def _title(title: object, name: str) -> str:

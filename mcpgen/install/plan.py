@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen.install import clients, command, config
-from mcpgen.install.facts import ENV_NAME, Facts, Variable
+from mcpgen.install.facts import ENV_NAME, Facts, Variable, python_too_old
 
 Prompt = Callable[[Variable], "str | None"]
+# What earlier versions wrote to start the server, not a setting of it: dropped on a rerun.
+_LAUNCH_VARIABLES = frozenset({"PYTHONPATH"})
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE)", re.IGNORECASE)
 
 
@@ -44,6 +46,7 @@ class Plan:
     path: Path | None = None  # the client's file (None: mcp-json)
     refused: str | None = None  # why the file cannot be edited; the entry is then pasted by hand
     root: Path | None = None  # the project folder, for --scope project (no links, no `..`)
+    warnings: tuple[str, ...] = ()  # shown, but the entry is still written
 
     def snippet(self) -> str:
         """The standard `{"mcpServers": {name: entry}}` text (mcp-json)."""
@@ -107,7 +110,7 @@ def prepare(
     chosen = dict(env or {})
     kept = previous.get("env")
     for variable, value in (kept.items() if isinstance(kept, dict) else ()):
-        if isinstance(variable, str) and isinstance(value, str) and variable not in launch.env:
+        if isinstance(variable, str) and isinstance(value, str) and variable not in _LAUNCH_VARIABLES:
             chosen.setdefault(variable, value)
     unset: list[Variable] = []
     for variable in facts.variables:
@@ -118,7 +121,7 @@ def prepare(
             chosen[variable.name] = answer
         else:
             unset.append(variable)
-    entry = clients.entry(client, launch.command, list(launch.args), {**chosen, **launch.env})
+    entry = clients.entry(client, launch.command, list(launch.args), chosen)
     merge = None
     if client is not None and document is not None:
         try:
@@ -126,7 +129,9 @@ def prepare(
         except config.Unmergeable as exc:
             refused = str(exc)
     secret = any(v in facts.secrets or _SECRET_NAME.search(v) for v in chosen)
-    return Plan(client, key, entry, launch, tuple(unset), merge, secret, bool(chosen), path, refused, root)
+    stale = python_too_old(facts)
+    warnings = (stale,) if stale else ()
+    return Plan(client, key, entry, launch, tuple(unset), merge, secret, bool(chosen), path, refused, root, warnings)
 
 
 def apply(plan: Plan) -> config.Written:

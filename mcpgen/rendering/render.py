@@ -14,6 +14,7 @@ from typing import Any
 
 import jinja2
 
+from mcpgen import dependencies as dependency_table
 from mcpgen import naming
 from mcpgen.ir import HttpBody, HttpRoute, Icon, Project, Prompt, Resource, SecurityScheme, Tool
 from mcpgen.rendering import project_tests
@@ -21,15 +22,6 @@ from mcpgen.writer import LINE_LENGTH
 
 # google-re2: spec patterns are matched in linear time (runtime/patterns.py); wheels for
 # CPython 3.10-3.13 on Linux (manylinux 2.28; older releases for manylinux2014), macOS, Windows.
-RUNTIME_DEPENDENCIES = (
-    "mcp>=2.3,<3",
-    "pydantic>=2.7,<3",
-    "jsonschema>=4.20",
-    "google-re2>=1.1",
-    "uvicorn>=0.30",
-    "anyio>=4.5",
-)
-HTTP_DEPENDENCIES = ("httpx2>=2.16",)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ANNOTATION = re.compile(r"^[^\W\d][\w\[\], |.]*$")  # \w: Unicode identifiers too (model classes)
 # Above this many operations the typed API becomes a package of modules this size, so no
@@ -536,6 +528,7 @@ def render_untyped(project: Project) -> dict[str, str]:
         "distribution": distribution,
         "version": naming.package_version(project.version),
         "dependencies": dependencies,
+        "requires_python": dependency_table.requires_python(dependencies),
         "summary": (project.description.strip().splitlines() or [project.title])[0][:200],
         "env_vars": list(project.env_vars) + _runtime_env_vars(project),
         "claude_config": claude,
@@ -678,17 +671,13 @@ def render_user_files(project: Project) -> dict[str, str]:
 def _dependencies(project: Project) -> list[str]:
     """Runtime requirements plus the project's own, one line per distribution (ours win)."""
     pinned = [
-        *RUNTIME_DEPENDENCIES,
-        *(HTTP_DEPENDENCIES if project.source_kind == "openapi" else ()),
+        d.requirement
+        for d in (*dependency_table.RUNTIME, *(dependency_table.HTTP if project.source_kind == "openapi" else ()))
     ]
-    names = {_distribution_key(d) for d in pinned}
-    extra = [d for d in project.extra_dependencies if _distribution_key(d) not in names]
-    return sorted({*pinned, *extra}, key=_distribution_key)
-
-
-def _distribution_key(requirement: str) -> str:
-    name = re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]
-    return re.sub(r"[-_.]+", "-", name).lower()
+    key = dependency_table.distribution_key
+    names = {key(d) for d in pinned}
+    extra = [d for d in project.extra_dependencies if key(d) not in names]
+    return sorted({*pinned, *extra}, key=key)
 
 
 def _sends_bytes(project: Project) -> bool:

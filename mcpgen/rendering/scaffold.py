@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpgen import dependencies
 from mcpgen.rendering.render import environment
 from mcpgen.writer import OutputExists, format_files, write_tree
 
-DEPENDENCIES = ("mcp>=2.3,<3", "pydantic>=2.7,<3")
+DEPENDENCIES = tuple(d.requirement for d in dependencies.NEW)
 TEST_DEPENDENCIES = ("anyio>=4.5", "pytest>=8")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$")
 _MAX_NAME = 64
@@ -88,6 +89,7 @@ def _context(names: ProjectNames) -> dict[str, Any]:
         "package": names.package,
         "title": names.title,
         "dependencies": list(DEPENDENCIES),
+        "requires_python": dependencies.requires_python(DEPENDENCIES),
         "test_dependencies": list(TEST_DEPENDENCIES),
         "claude_config": {"mcpServers": {names.name: command}},
         "vscode_config": {"servers": {names.name: {"type": "stdio", **command}}},

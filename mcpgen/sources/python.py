@@ -70,6 +70,8 @@ class _Loaded:
     display: str  # how diagnostics name that file
     copied_files: tuple[tuple[str, str], ...]
     dependencies: tuple[str, ...]
+    # A copied file's third-party imports: (top-level module, its distribution or None when unknown).
+    imports: tuple[tuple[str, str | None], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -132,7 +134,7 @@ def parse_python(
         base_url=None,
         security_schemes=(),
         env_vars=(),
-        extra_dependencies=loaded.dependencies,
+        extra_dependencies=_dependencies(loaded, naming.package_name(project_name), diagnostics),
         copied_files=loaded.copied_files,
         prompts=prompts,
         files_read=(loaded.display,) if loaded.source_path is not None else (),
@@ -195,7 +197,8 @@ def _load_file(target: str, diagnostics: Diagnostics) -> _Loaded:
         source_path=path.resolve(),
         display=target,
         copied_files=((f"{COPY_PACKAGE}/__init__.py", _COPY_INIT), (f"{COPY_PACKAGE}/{stem}.py", text)),
-        dependencies=_file_dependencies(text, diagnostics, target),
+        dependencies=(),
+        imports=_file_imports(text),
     )
 
 
@@ -270,8 +273,26 @@ def _module_dependency(target: str, source_path: Path | None, diagnostics: Diagn
     return (dist,)
 
 
-def _file_dependencies(text: str, diagnostics: Diagnostics, target: str) -> tuple[str, ...]:
-    """Distributions of the third-party modules a copied file imports."""
+def _dependencies(loaded: _Loaded, package: str, diagnostics: Diagnostics) -> tuple[str, ...]:
+    """What the generated server must install to import the target: the module's distribution, or
+    those of a copied file's imports. The server's own package (`package`, which a function may
+    import at run time, as for `extensions.resource_updated`) is not one: no dependency on
+    itself, and no "cannot tell" for it."""
+    found = set(loaded.dependencies)
+    for top, dist in loaded.imports:
+        if top == package:
+            continue
+        if dist is None:
+            diagnostics.info(
+                f"{loaded.display}: cannot tell which distribution provides {top!r}; add it to the dependencies"
+            )
+        else:
+            found.add(dist)
+    return tuple(sorted(found))
+
+
+def _file_imports(text: str) -> tuple[tuple[str, str | None], ...]:
+    """The third-party modules a copied file imports, each with its distribution (None: unknown)."""
     tops: set[str] = set()
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
@@ -280,14 +301,7 @@ def _file_dependencies(text: str, diagnostics: Diagnostics, target: str) -> tupl
             tops.add(node.module.partition(".")[0])
     tops -= set(sys.stdlib_module_names) | {"__future__"}
     mapping = importlib.metadata.packages_distributions()
-    found: set[str] = set()
-    for top in sorted(tops):
-        dist = _distribution(top, None, mapping)
-        if dist is None:
-            diagnostics.info(f"{target}: cannot tell which distribution provides {top!r}; add it to the dependencies")
-        else:
-            found.add(dist)
-    return tuple(sorted(found))
+    return tuple((top, _distribution(top, None, mapping)) for top in sorted(tops))
 
 
 def _distribution(top: str, source_path: Path | None, mapping: Mapping[str, list[str]]) -> str | None:

@@ -84,6 +84,7 @@ def test_manifest_maps_every_variable(unpacked: Path) -> None:
     server = manifest["server"]
     assert (server["type"], server["entry_point"]) == ("uv", "server/main.py")
     assert server["mcp_config"]["command"] == "uv"
+    assert manifest["compatibility"]["runtimes"] == {"python": ">=3.11"}  # what httpx2 needs: uv resolves it
     assert server["mcp_config"]["args"] == ["run", "--directory", "${__dirname}", "server/main.py"]
     assert server["mcp_config"]["env"] == {
         "PETSTORE_BASE_URL": "${user_config.base_url}",

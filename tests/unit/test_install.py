@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from mcpgen import dependencies
 from mcpgen.cli import app
 from mcpgen.install import clients, command, facts, plan
 
@@ -345,8 +347,64 @@ def test_project_venv_with_dependencies_runs_the_package(project: Path) -> None:
     (venv / "bin" / "python").write_text("")
     (venv / "lib" / "python3.11" / "site-packages" / "mcp").mkdir(parents=True)
     launch = command.resolve(facts.read_project(project), platform="linux", path="")
-    assert (launch.command, launch.args) == (str(venv / "bin" / "python"), ("-m", "demo_mcp"))
-    assert launch.env == {"PYTHONPATH": str(project / "src")}
+    assert launch.command == str(venv / "bin" / "python")
+    assert launch.args == (
+        "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); from demo_mcp.__main__ import main; main()",
+        str(project / "src"),
+    )
+    assert launch.prepare == ()  # nothing to run at install time
+
+
+def test_entry_needs_no_environment_to_find_the_package(project: Path, tmp_path: Path) -> None:
+    """The venv entry works in an environment without PYTHONPATH (Gemini CLI drops it): run as
+    written, with this interpreter standing in for the venv's, from another cwd."""
+    (project / "src" / "demo_mcp" / "__main__.py").write_text(
+        "import sys\n\ndef main() -> None:\n    print('started', sys.argv[1:])\n"
+    )
+    venv = project / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "lib" / "python3.11" / "site-packages" / "mcp").mkdir(parents=True)
+    launch = command.resolve(facts.read_project(project), platform="linux", path="")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([launch.command, *launch.args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=False, timeout=60)
+    assert run.returncode == 0 and run.stdout == "started []\n", run.stderr
+
+
+def test_rerun_drops_an_old_pythonpath(project: Path, home: Path) -> None:
+    """Entries from before kept PYTHONPATH in env; it was a launch variable, not a setting."""
+    path = config_file("cursor", home)
+    path.parent.mkdir(parents=True)
+    old = {"command": "python", "args": ["-m", "demo_mcp"], "env": {"PYTHONPATH": "/x/src", "DEMO_API_KEY": "k"}}
+    path.write_text(json.dumps({"mcpServers": {"demo": old}}))
+    code, _, err = install("cursor", str(project))
+    assert code == 0, err
+    assert servers("cursor", path)["demo"]["env"] == {"DEMO_API_KEY": "k"}  # type: ignore[index]
+
+
+def test_uv_syncs_at_install_time(project: Path, home: Path, tmp_path: Path) -> None:
+    """With uv, install runs `uv sync --directory DIR` once, so the client's first start is quick;
+    a dry run does not."""
+    calls = tmp_path / "calls"
+    uv = tmp_path / "bin" / "uv"
+    uv.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    code, _, err = install("cursor", str(project), "--dry-run")
+    assert code == 0 and not calls.exists(), err
+    code, _, err = install("cursor", str(project))
+    assert code == 0, err
+    assert calls.read_text() == f"sync --directory {project}\n"
+    assert servers("cursor", config_file("cursor", home))["demo"]["args"] == [  # type: ignore[index]
+        "run", "--directory", str(project), "demo-mcp"
+    ]
+
+
+def test_failed_sync_warns_and_still_writes(project: Path, home: Path, tmp_path: Path) -> None:
+    (tmp_path / "bin" / "uv").write_text("#!/bin/sh\necho 'no network' >&2\nexit 2\n")
+    code, _, err = install("cursor", str(project))
+    assert code == 0, err
+    assert "failed (exit 2)" in err and "no network" in err and "first start runs uv again" in err
+    assert "demo" in servers("cursor", config_file("cursor", home))
 
 
 def test_no_way_to_run_offers_pip_install(project: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -438,3 +496,78 @@ def test_untrusted_project_refused(project: Path, change: tuple[str, str], messa
 def test_not_a_project(tmp_path: Path, home: Path) -> None:
     code, _, err = install("cursor", str(tmp_path))
     assert code == 1 and "no pyproject.toml" in err
+
+
+# -- requires-python: the floor the dependencies need ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("requirements", "expected"),
+    [
+        ((), ">=3.10"),
+        (("mcp>=2.3,<3", "pydantic>=2.7,<3"), ">=3.10"),  # `mcpgen new`, from-python servers
+        (("mcp>=2.3,<3", "httpx2>=2.16"), ">=3.11"),  # OpenAPI servers
+        (("HTTPX2 >= 2.16; python_version >= '3.11'", "somethingelse>=1"), ">=3.11"),  # names normalised
+    ],
+)
+def test_requires_python_is_the_highest_floor(requirements: tuple[str, ...], expected: str) -> None:
+    assert dependencies.requires_python(requirements) == expected
+
+
+@pytest.mark.parametrize(
+    ("requires", "stale"),
+    [(">=3.10", True), (">=3.9,<4", True), ("~=3.10", True), (">=3.11", False), ("==3.12.*", False),
+     (">=3.11.2", False), (None, False), ("not a specifier", False)],
+)
+def test_too_old_for_httpx2(requires: str | None, stale: bool) -> None:
+    why = dependencies.too_old(requires, ("mcp>=2.3,<3", "httpx2>=2.16"))
+    assert (why is not None) == stale
+    if stale:
+        assert why is not None and "httpx2 needs Python 3.11+" in why and "`uv run` cannot resolve" in why
+    if requires == ">=3.10":
+        assert dependencies.too_old(requires, ("mcp>=2.3,<3",)) is None  # enough without httpx2
+
+
+def test_generated_projects_say_the_floor_their_dependencies_need(tmp_path: Path) -> None:
+    from mcpgen.api import generate_openapi
+    from mcpgen.options import Options
+    from mcpgen.rendering.scaffold import new_project
+
+    generate_openapi(REPO / "samples" / "petstore.yaml", Options(output=tmp_path / "petstore-mcp"))
+    found = facts.read_project(tmp_path / "petstore-mcp")
+    assert found.requires_python == ">=3.11" and any(d.startswith("httpx2") for d in found.dependencies)
+    assert facts.python_too_old(found) is None
+    new_project("hello-tools", tmp_path / "hello-tools")
+    scaffolded = facts.read_project(tmp_path / "hello-tools")
+    assert scaffolded.requires_python == ">=3.10" and facts.python_too_old(scaffolded) is None
+
+
+@pytest.fixture
+def older_project(project: Path) -> Path:
+    """A project generated before the floor was computed: httpx2 and `>=3.10`, with its mcpgen.toml."""
+    (project / "pyproject.toml").write_text(PYPROJECT.replace('["mcp>=2.3,<3"]', '["httpx2>=2.16", "mcp>=2.3,<3"]'))
+    (project / "mcpgen.toml").write_text('source = "spec.yaml"\n')
+    return project
+
+
+def test_install_warns_for_an_older_project(older_project: Path, home: Path) -> None:
+    code, _, err = install("cursor", str(older_project))
+    assert code == 0, err
+    assert "warning:" in err and "httpx2 needs Python 3.11+" in err
+    assert f"run `mcpgen regenerate {older_project}`" in err
+    assert "demo" in servers("cursor", config_file("cursor", home))  # still written: the venv may run it
+
+
+def test_install_does_not_warn_for_a_current_project(project: Path, home: Path) -> None:
+    code, _, err = install("cursor", str(project))
+    assert code == 0 and "warning" not in err, err
+
+
+def test_bundle_refuses_an_older_project(older_project: Path, tmp_path: Path) -> None:
+    target = tmp_path / "demo.mcpb"
+    result = CliRunner().invoke(app, ["bundle", str(older_project), "-o", str(target)])
+    assert result.exit_code == 1 and not target.exists()
+    assert "httpx2 needs Python 3.11+" in result.stderr and "mcpgen regenerate" in result.stderr
+    (older_project / "mcpgen.toml").unlink()  # a hand-made project: nothing to regenerate from
+    result = CliRunner().invoke(app, ["bundle", str(older_project), "-o", str(target)])
+    assert result.exit_code == 1 and "raise requires-python" in result.stderr

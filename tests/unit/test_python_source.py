@@ -504,6 +504,39 @@ def test_file_target_project(tmp_path: Path) -> None:
     assert t.annotations == Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
 
 
+OWN_PACKAGE_BODY = """\
+def set_note(text: str) -> str:
+    from notes_mcp.extensions import resource_updated  # the generated package, imported at run time
+    import not_installed_anywhere
+
+    resource_updated("notes://current")
+    return not_installed_anywhere.saved(text)
+"""
+
+
+@pytest.mark.parametrize("name", ["notes", None])
+def test_own_generated_package_is_not_a_dependency(tmp_path: Path, name: str | None) -> None:
+    """A function importing the server's own package (`<pkg>_mcp.extensions`) gets no "cannot tell"
+    note for it, whether the package comes from --name or from the file's name; other unknown
+    imports still do."""
+    path = write_module(tmp_path, OWN_PACKAGE_BODY, stem="notes")
+    project, diagnostics = parse(path, name=name)
+    assert project.package == "notes_mcp"
+    infos = messages(diagnostics, Level.INFO)
+    assert not [m for m in infos if "notes_mcp" in m], infos
+    assert any("cannot tell which distribution provides 'not_installed_anywhere'" in m for m in infos), infos
+    assert project.extra_dependencies == ("pydantic", "typing_extensions")
+
+
+def test_own_generated_package_installed_is_not_a_dependency(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the generated package pip-installed where mcpgen runs, it is known, yet still not listed:
+    a server depending on its own distribution."""
+    installed = {**importlib.metadata.packages_distributions(), "notes_mcp": ["notes-mcp"]}
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", lambda: installed)
+    project, _ = parse(write_module(tmp_path, OWN_PACKAGE_BODY, stem="notes"), name="notes")
+    assert "notes-mcp" not in project.extra_dependencies
+
+
 def test_name_option_is_slugged(tmp_path: Path) -> None:
     project, diagnostics = parse(write_module(tmp_path, ""), name="Inventory Tools")
     assert (project.name, project.package) == ("inventory-tools", "inventory_tools_mcp")
