@@ -6,16 +6,19 @@ connection): forgetting it between calls is what a second process sees; the e2e 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
-from mcpgen.runtime import guard, settings, shared, state
+from mcpgen.runtime import guard, policy, settings, shared, state
 from mcpgen.runtime.project import Project
 from tests.scale_parts import RedisServer, free_port
 
@@ -42,6 +45,7 @@ def on_redis(project: Project, redis: RedisServer, monkeypatch: pytest.MonkeyPat
     assert redis.command("FLUSHALL").startswith("+OK")
     monkeypatch.setenv("PETSTORE_REDIS_URL", redis.url)
     monkeypatch.setattr(shared, "RETRY_EVERY", 0.0)  # an outage's next call tries Redis again
+    monkeypatch.setattr(settings, "_tool_names", [policy.names_addressed])  # as the server sets them
     fresh_replica()
     yield redis
     fresh_replica()
@@ -248,3 +252,128 @@ async def test_the_health_check(on_redis: RedisServer) -> None:
 
 def test_without_redis_nothing_changes(project: Project, tmp_path: Path) -> None:
     assert shared.describe() == "rate limits in process"
+
+
+# -- a server that answers garbage -------------------------------------------------
+
+HELLO = b"%2\r\n+server\r\n+redis\r\n+proto\r\n:3\r\n"  # what RESP3's handshake needs
+
+
+class GarbageServer:
+    """A tiny asyncio TCP server on 127.0.0.1 (its own loop, in a thread) that reads RESP
+    commands and answers each with `reply(command)`; `commands` records them."""
+
+    def __init__(self, reply: Callable[[list[bytes]], bytes]) -> None:
+        self.reply = reply
+        self.commands: list[list[bytes]] = []
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self.loop)
+            self.server = self.loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+            self.port = self.server.sockets[0].getsockname()[1]
+            ready.set()
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        ready.wait()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                head = await reader.readline()
+                if not head.startswith(b"*"):
+                    break
+                command = []
+                for _ in range(int(head[1:])):
+                    size = int((await reader.readline())[1:])
+                    command.append((await reader.readexactly(size + 2))[:-2])
+                self.commands.append(command)
+                writer.write(self.reply(command))
+                await writer.drain()
+        writer.close()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.server.close)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+def to_everything(answer: bytes | Callable[[], bytes]) -> Callable[[list[bytes]], bytes]:
+    return lambda command: answer() if callable(answer) else answer
+
+
+def after_hello(answer: bytes) -> Callable[[list[bytes]], bytes]:
+    """A server that shakes hands as Redis does, then answers `answer` to every command."""
+    return lambda command: HELLO if command[0].upper() == b"HELLO" else answer
+
+
+GARBAGE = {
+    "+OK to everything": to_everything(b"+OK\r\n"),
+    "a bulk string to everything": to_everything(b"$5\r\nhello\r\n"),
+    "RESP errors": to_everything(b"-ERR unknown command\r\n"),
+    "an HTTP server": to_everything(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"),
+    "random bytes": to_everything(lambda: os.urandom(64)),
+    "+OK after the handshake": after_hello(b"+OK\r\n"),
+    "a bucket index out of range": after_hello(b"*2\r\n:7\r\n$1\r\n0\r\n"),
+    "a wait that is no number": after_hello(b"*2\r\n:1\r\n$3\r\nnan\r\n"),
+    "a negative wait": after_hello(b"*2\r\n:1\r\n$2\r\n-5\r\n"),
+    "a null": after_hello(b"_\r\n"),
+    "a map": after_hello(b"%1\r\n+a\r\n:1\r\n"),
+    "PING answered OK": after_hello(b"+OK\r\n"),
+}
+
+
+@pytest.mark.parametrize("mode", ["open", "closed"])
+@pytest.mark.parametrize("garbage", sorted(GARBAGE))
+async def test_a_redis_answering_garbage_counts_as_unreachable(
+    project: Project, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, garbage: str, mode: str
+) -> None:
+    server = GarbageServer(GARBAGE[garbage])
+    try:
+        monkeypatch.setenv("PETSTORE_REDIS_URL", f"redis://127.0.0.1:{server.port}/0")
+        monkeypatch.setenv("PETSTORE_REDIS_TIMEOUT", "0.2")
+        monkeypatch.setenv("PETSTORE_REDIS_FAILURE", mode)
+        monkeypatch.setenv("PETSTORE_RATE_LIMIT", "2/min")
+        monkeypatch.setattr(shared, "RETRY_EVERY", 0.0)  # every call asks the garbage server again
+        fresh_replica()
+        caplog.set_level(logging.WARNING, logger=shared.log.name)
+        with anyio.fail_after(30):  # a guard against a hang
+            outcomes = [await guard.take("getPet") for _ in range(3)]
+            if mode == "open":  # this replica's own bucket of 2, then its refusal
+                assert outcomes[:2] == [None, None]
+                assert outcomes[2] is not None and "set by PETSTORE_RATE_LIMIT" in outcomes[2]
+            else:
+                assert all(o is not None and "PETSTORE_REDIS_FAILURE=closed refuses calls" in o for o in outcomes)
+            assert (await guard.shared_upstream_limited(429, "1")).startswith("HTTP 429")
+            assert not await shared.reachable()
+        assert server.commands  # it was asked
+        warnings = [r.getMessage() for r in caplog.records if r.name == shared.log.name]
+        assert len(warnings) == 1 and "is unreachable (" in warnings[0]  # once per outage
+    finally:
+        fresh_replica()
+        server.stop()
+
+
+async def test_keys_of_the_wrong_type_on_a_real_redis_count_as_unreachable(
+    on_redis: RedisServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another program wrote the server's keys: WRONGTYPE, or a value the script cannot read."""
+    monkeypatch.setenv("PETSTORE_RATE_LIMIT", "3/min")
+    caplog.set_level(logging.WARNING, logger=shared.log.name)
+    blocked = "mcpgen:{petstore}:upstream-blocked"
+    for key, command in [
+        (blocked, ("HSET", blocked, "a", "b")),  # GET on a hash: WRONGTYPE
+        (blocked, ("SET", blocked, "soon")),  # tonumber(nil) in Lua: a script error
+        ("mcpgen:{petstore}:rate:server:0.05/3", ("SET", "mcpgen:{petstore}:rate:server:0.05/3", "x")),
+    ]:
+        on_redis.command(*command)
+        fresh_replica()
+        assert await guard.take("getPet") is None  # fail-open: the local bucket
+        assert "is unreachable (ResponseError: " in caplog.records[-1].getMessage()
+        on_redis.command("DEL", key)
+        assert await guard.take("getPet") is None  # shared again
+        assert "reachable again" in caplog.records[-1].getMessage()
+    assert await shared.reachable()
