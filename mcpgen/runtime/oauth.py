@@ -15,8 +15,13 @@
   and a deadline, cached, and fetched again for an unknown `kid` at most every 30 s.
 - Opaque tokens: with `PREFIX_MCP_OAUTH_INTROSPECTION_URL` every token is sent to that RFC 7662
   endpoint (authenticated with `PREFIX_MCP_OAUTH_CLIENT_ID` / `PREFIX_MCP_OAUTH_CLIENT_SECRET`);
-  `active: false` is a 401; answers are cached by the token's hash until it expires (5 min
-  at most).
+  an answer must be `active`, name this resource in `aud` and the issuer in `iss` (a missing
+  one is refused too), else 401. Answers are cached by the token's hash: accepted ones until
+  the token expires (5 min at most), refused ones for 30 s. A token not in the cache costs one
+  introspection request from its source's bucket (10 at once, one more every 2 s per client
+  address): past it, 429 with `Retry-After`, and the issuer is not asked.
+- The issuer cannot be asked (its JWKS, metadata or introspection endpoint fails) and no key in
+  hand verifies the token: 503 with `Retry-After`, not a 401, so clients keep good tokens.
 - Scopes per tool come from the OpenAPI operation's oauth2/openIdConnect requirements (or
   `mcpgen.toml`); a tool they do not allow is neither listed nor callable (`guard.refusal`).
 - The caller (`principal()`) reaches `hooks.py` and the audit line. The inbound token is never
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -65,7 +71,12 @@ MAX_DOCUMENT_BYTES = 512_000  # a JWKS, metadata or introspection answer
 MIN_REFRESH = 30.0  # seconds between two fetches of the JWKS for an unknown kid
 MAX_KEYS_AGE = 3600.0  # the JWKS is fetched again after this long anyway
 MAX_CACHE_SECONDS = 300.0  # an introspection answer is reused this long at most
-MAX_CACHED = 10_000  # introspection answers kept
+MAX_CACHED = 10_000  # introspection answers kept (accepted ones; as many refused ones)
+REFUSED_SECONDS = 30.0  # a refused token is refused again without asking, this long
+BURST = 10  # introspection requests one client address may cause at once
+REFILL = 0.5  # ... and one more each 1 / REFILL seconds
+MAX_SOURCES = 10_000  # client addresses whose buckets are kept
+RETRY_AFTER = 5  # seconds a 503 for an unreachable introspection endpoint asks clients to wait
 MAX_BODY = 4_000_000  # bytes of a POST the gate reads to see which tool it calls
 _FAMILIES = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 
@@ -76,6 +87,41 @@ class Refused(Exception):
 
 class Unavailable(Exception):
     """The authorization server could not be asked (its keys, metadata or introspection)."""
+
+    def __init__(self, message: str, retry_after: int = RETRY_AFTER) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Throttled(Exception):
+    """This client address asked for more introspections than its bucket holds."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many new tokens from this address; retry in {retry_after} s")
+        self.retry_after = retry_after
+
+
+class Buckets:
+    """A token bucket per client address (`BURST`, refilled at `REFILL` per second), the
+    least recently used dropped past `MAX_SOURCES`."""
+
+    def __init__(self) -> None:
+        self.held: OrderedDict[str, tuple[float, float]] = OrderedDict()  # source -> (tokens, at)
+
+    def take(self, source: str) -> int:
+        """0 when `source` may make one more request (taken), else the seconds to wait."""
+        now = time.monotonic()
+        tokens, at = self.held.pop(source, (float(BURST), now))
+        tokens = min(float(BURST), tokens + (now - at) * REFILL)
+        if tokens >= 1.0:
+            tokens -= 1.0
+            wait = 0
+        else:
+            wait = max(1, math.ceil((1.0 - tokens) / REFILL))
+        self.held[source] = (tokens, now)
+        while len(self.held) > MAX_SOURCES:
+            self.held.popitem(last=False)
+        return wait
 
 
 # -- bounded fetches ------------------------------------------------------------
@@ -141,6 +187,8 @@ class OAuthVerifier:
         self.fetched = float("-inf")
         self.lock = anyio.Lock()
         self.cache: OrderedDict[str, tuple[float, Principal]] = OrderedDict()
+        self.refused: OrderedDict[str, tuple[float, str]] = OrderedDict()  # digest -> (until, why)
+        self.buckets = Buckets()
         self.fetches = 0  # JWKS fetches, for tests of the refresh limit
         self.failure: str | None = None  # why the last JWKS fetch failed
 
@@ -150,15 +198,20 @@ class OAuthVerifier:
         return list(dict.fromkeys([self.resource, bare, bare + "/"]))
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        """The SDK's protocol, which can only say yes or no (its middleware answers 401 for
+        both): the server's own gate calls `check`, which tells a refusal (401) from an issuer
+        it could not ask (503) and a client over its introspection bucket (429)."""
         try:
             caller = await self.check(token)
-        except (Refused, Unavailable):
+        except (Refused, Unavailable, Throttled):
             return None
         return access_token(token, caller, self.resource)
 
-    async def check(self, token: str) -> Principal:
+    async def check(self, token: str, source: str | None = None) -> Principal:
+        """The caller `token` stands for; `source` (the client's address) pays for each
+        introspection request. Raises Refused, Unavailable or Throttled."""
         if self.introspection_url:
-            return await self._introspect(token)
+            return await self._introspect(token, source)
         return await self._check_jwt(token)
 
     # JWTs
@@ -205,8 +258,8 @@ class OAuthVerifier:
                     if time.monotonic() - self.fetched >= MIN_REFRESH:
                         await self._load_keys()
                 found = self._match(kid, alg)
-            elif self.failure is not None:  # the last fetch failed, under MIN_REFRESH ago
-                raise Unavailable(self.failure)
+            if found is None and self.failure is not None:  # the last fetch failed (maybe
+                raise Unavailable(self.failure, self._retry_after())  # a concurrent one's)
         elif time.monotonic() - self.fetched > MAX_KEYS_AGE:
             try:
                 async with self.lock:
@@ -217,6 +270,10 @@ class OAuthVerifier:
         if found is None:
             raise Refused("no key of the issuer matches the token's kid")
         return found
+
+    def _retry_after(self) -> int:
+        """Seconds until the keys may be fetched again."""
+        return max(1, math.ceil(MIN_REFRESH - (time.monotonic() - self.fetched)))
 
     def _match(self, kid: str | None, alg: str) -> jwt.PyJWK | None:
         family = _FAMILIES.get(alg[:2])
@@ -237,7 +294,7 @@ class OAuthVerifier:
             await self._fetch_keys()
         except Unavailable as exc:
             self.failure = str(exc)
-            raise
+            raise Unavailable(self.failure, self._retry_after()) from None
         self.failure = None
 
     async def _fetch_keys(self) -> None:
@@ -274,12 +331,19 @@ class OAuthVerifier:
 
     # introspection
 
-    async def _introspect(self, token: str) -> Principal:
+    async def _introspect(self, token: str, source: str | None) -> Principal:
         digest = hashlib.sha256(token.encode()).hexdigest()
         now = time.time()
         cached = self.cache.get(digest)
         if cached is not None and cached[0] > now:
             return cached[1]
+        refused = self.refused.get(digest)
+        if refused is not None and refused[0] > now:
+            raise Refused(refused[1])
+        if source is not None:
+            wait = self.buckets.take(source)
+            if wait:
+                raise Throttled(wait)
         answer = await _fetch_json(
             "POST",
             self.introspection_url or "",
@@ -288,6 +352,21 @@ class OAuthVerifier:
         )
         if not isinstance(answer, dict):
             raise Unavailable("introspection: the answer is not a JSON object")
+        try:
+            caller = self._accepted(answer, now)
+        except Refused as exc:
+            _remember(self.refused, digest, (now + REFUSED_SECONDS, str(exc)))
+            raise
+        until = now + MAX_CACHE_SECONDS
+        exp = answer.get("exp")
+        if isinstance(exp, (int, float)):
+            until = min(until, float(exp))
+        _remember(self.cache, digest, (until, caller))
+        return caller
+
+    def _accepted(self, answer: dict[str, Any], now: float) -> Principal:
+        """The caller an introspection answer describes, if it is active, current, from the
+        issuer (`iss`) and for this resource (`aud`, RFC 8707); else Refused."""
         if answer.get("active") is not True:
             raise Refused("the token is not active")
         exp = answer.get("exp")
@@ -296,20 +375,20 @@ class OAuthVerifier:
         nbf = answer.get("nbf")
         if isinstance(nbf, (int, float)) and nbf - LEEWAY > now:
             raise Refused("the token is not valid yet")
-        if "iss" in answer and answer["iss"] != self.issuer:
-            raise Refused("the token is from another issuer")
-        if "aud" in answer:
-            audiences = answer["aud"] if isinstance(answer["aud"], list) else [answer["aud"]]
-            if not set(self.audiences) & {a for a in audiences if isinstance(a, str)}:
-                raise Refused(f"the token is not for this resource ({self.resource})")
-        caller = principal_of(answer)
-        until = now + MAX_CACHE_SECONDS
-        if isinstance(exp, (int, float)):
-            until = min(until, float(exp))
-        self.cache[digest] = (until, caller)
-        while len(self.cache) > MAX_CACHED:
-            self.cache.popitem(last=False)
-        return caller
+        if answer.get("iss") != self.issuer:
+            raise Refused("the token is not from the issuer (iss)")
+        raw = answer.get("aud")
+        audiences = raw if isinstance(raw, list) else [raw]
+        if not set(self.audiences) & {a for a in audiences if isinstance(a, str)}:
+            raise Refused(f"the token is not for this resource ({self.resource}) (aud)")
+        return principal_of(answer)
+
+
+def _remember(cache: OrderedDict[str, T], key: str, value: T) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > MAX_CACHED:
+        cache.popitem(last=False)
 
 
 def principal_of(claims: Mapping[str, Any]) -> Principal:
@@ -378,13 +457,18 @@ class OAuthGate:
         if token is None:
             await self._challenge(send, 401, None, "a bearer token is required")
             return
+        client = scope.get("client")
+        source = str(client[0]) if client else "unknown"  # the peer as uvicorn reports it
         try:
-            caller = await self.verifier.check(token)
+            caller = await self.verifier.check(token, source)
         except Refused as exc:
             await self._challenge(send, 401, "invalid_token", str(exc))
             return
-        except Unavailable as exc:
-            await respond_json(send, 503, {"error": "temporarily_unavailable", "message": str(exc)})
+        except (Unavailable, Throttled) as exc:
+            status = 503 if isinstance(exc, Unavailable) else 429
+            error = "temporarily_unavailable" if status == 503 else "too_many_requests"
+            retry = ((b"retry-after", str(exc.retry_after).encode()),)
+            await respond_json(send, status, {"error": error, "message": str(exc)}, retry)
             return
         held = _principal.set(caller)
         user = AuthenticatedUser(access_token(token, caller, self.verifier.resource))

@@ -15,7 +15,9 @@
 - `PREFIX_REDIS_FAILURE`: while Redis is unreachable, `open` (the default) applies the
   limits in process, per replica; `closed` refuses each call, saying why, until Redis
   answers again. One log line when an outage starts, one when it ends; while it lasts,
-  Redis is tried again at most once a second, not on every call.
+  Redis is tried again at most once a second, not on every call. A server that answers what
+  no Redis running these scripts would (RESP errors such as WRONGTYPE, another protocol,
+  replies of the wrong shape) counts as unreachable too: its connection is dropped.
 - The client is the `redis` package (redis-py), an extra of the generated package
   (`pip install 'PACKAGE[redis]'`): with the URL set and the package missing, the server
   stops at start-up saying so (`check_library`).
@@ -24,13 +26,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import logging
 import math
 import time
 import urllib.parse
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import anyio
 
@@ -38,6 +41,7 @@ from . import settings
 from .project import current as current_project
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RETRY_EVERY = 1.0  # seconds between attempts to reach Redis during an outage
 
@@ -91,7 +95,11 @@ return 1
 
 
 class Unavailable(Exception):
-    """Redis did not answer within the deadline, or refused the command."""
+    """Redis did not answer within the deadline, refused the command or answered garbage."""
+
+
+class UnexpectedReply(Exception):
+    """A reply of a shape the command or script never gives."""
 
 
 def check_library(current: settings.Settings) -> None:
@@ -151,8 +159,11 @@ def _client() -> tuple[Any, Any, Any]:
     return client, admit_script, block_script
 
 
-async def _run(script: str, keys: Sequence[str], args: Sequence[str | float]) -> Any:
-    """One script on Redis within the deadline; Unavailable when it fails or is skipped."""
+async def _run(
+    script: str, keys: Sequence[str], args: Sequence[str | float], valid: Callable[[Any], T]
+) -> T:
+    """One script on Redis within the deadline, its reply checked by `valid`; Unavailable when
+    it fails, answers garbage or is skipped."""
     global _down_since, _retry_at
     from redis.exceptions import RedisError
 
@@ -165,19 +176,21 @@ async def _run(script: str, keys: Sequence[str], args: Sequence[str | float]) ->
     try:
         with anyio.fail_after(current.redis_timeout * 2):  # connecting, then the command
             if script == "ping":
-                result = await client.ping()
+                reply = await client.ping()
             elif script == "once":  # SET NX: whether this replica is the first to record it
-                result = await client.set(keys[0], "1", nx=True, px=int(args[0]))
+                reply = await client.set(keys[0], "1", nx=True, px=int(args[0]))
             else:
-                result = await runner(keys=list(keys), args=list(args))
-    except (RedisError, OSError, TimeoutError) as exc:
+                reply = await runner(keys=list(keys), args=list(args))
+        result = valid(reply)
+    except (RedisError, OSError, TimeoutError, UnexpectedReply, *_PARSING) as exc:
         _retry_at = time.monotonic() + RETRY_EVERY
+        await _drop(client)
         if _down_since is None:
             _down_since = now
             log.warning(
                 "Redis at %s is unreachable (%s): %s",
                 where(current.redis_url or ""),
-                type(exc).__name__,
+                _why(exc),
                 (
                     f"rate limits apply per replica until it is back ({current.variable('REDIS_FAILURE')}=open)"
                     if current.redis_failure == "open"
@@ -193,6 +206,61 @@ async def _run(script: str, keys: Sequence[str], args: Sequence[str | float]) ->
         )
         _down_since = None
     return result
+
+
+# What redis-py raises, besides RedisError, on a reply no Redis sends (AttributeError on a HELLO
+# answer that is not a map, ValueError on bytes that are no number or no UTF-8...).
+_PARSING = (AttributeError, TypeError, ValueError, LookupError)
+
+
+def _why(exc: Exception) -> str:
+    """The exception's name, and for a reply that was not the one expected, what it was."""
+    from redis.exceptions import ConnectionError as Disconnected
+    from redis.exceptions import TimeoutError as Late
+
+    if isinstance(exc, (OSError, TimeoutError, Disconnected, Late)):
+        return type(exc).__name__
+    return f"{type(exc).__name__}: {str(exc)[:100]!r}"
+
+
+async def _drop(client: Any) -> None:
+    """Forget a client whose connection may hold the rest of a garbage reply."""
+    _connection.clear()
+    with contextlib.suppress(Exception), anyio.move_on_after(1.0):
+        await client.aclose()
+
+
+def _admitted(count: int) -> Callable[[Any], tuple[int, float]]:
+    """The check of ADMIT's reply for `count` buckets: `[which, wait]`, -1 <= which <= count."""
+
+    def valid(reply: Any) -> tuple[int, float]:
+        if isinstance(reply, (list, tuple)) and len(reply) == 2:
+            which, wait = reply
+            if isinstance(which, int) and isinstance(wait, (str, bytes)):
+                with contextlib.suppress(ValueError):
+                    seconds = float(wait)
+                    if -1 <= which <= count and math.isfinite(seconds) and seconds >= 0:
+                        return which, seconds
+        raise UnexpectedReply(f"the rate-limit script answered {reply!r:.60}")
+
+    return valid
+
+
+def _one(reply: Any) -> None:
+    if reply != 1 or isinstance(reply, bool):
+        raise UnexpectedReply(f"the back-off script answered {reply!r:.60}")
+
+
+def _set_nx(reply: Any) -> bool:
+    """SET NX's reply: True when set, None when the key was there (redis-py's OK and nil)."""
+    if reply is True or reply is None:
+        return reply is True
+    raise UnexpectedReply(f"SET NX answered {reply!r:.60}")
+
+
+def _pong(reply: Any) -> None:
+    if reply is not True:  # redis-py's PING is True for PONG, False for any other string
+        raise UnexpectedReply("PING was not answered PONG")
 
 
 def _base() -> str:
@@ -214,26 +282,26 @@ async def admit(buckets: Sequence[tuple[str | None, settings.Rate]]) -> tuple[in
     args: list[str | float] = []
     for _, rate in buckets:
         args += [repr(rate.per_second), repr(rate.burst)]
-    which, wait = await _run("admit", keys, args)
-    return None if int(which) < 0 else (int(which), float(wait))
+    which, wait = await _run("admit", keys, args, _admitted(len(buckets)))
+    return None if which < 0 else (which, wait)
 
 
 async def block_upstream(seconds: float) -> None:
     """Hold every replica off the upstream for `seconds` (its Retry-After). Raises Unavailable."""
-    await _run("block", [f"{_base()}:upstream-blocked"], [repr(seconds)])
+    await _run("block", [f"{_base()}:upstream-blocked"], [repr(seconds)], _one)
 
 
 async def record_once(name: str, seconds: float) -> bool:
     """Record `name` (a confirmation's nonce) for `seconds` on every replica's behalf: True the
     first time, False while it is recorded. Raises Unavailable."""
     key = f"{_base()}:once:{name}"
-    return await _run("once", [key], [max(1, math.ceil(seconds * 1000))]) is True
+    return await _run("once", [key], [max(1, math.ceil(seconds * 1000))], _set_nx)
 
 
 async def reachable() -> bool:
     """Whether Redis answers a PING within the deadline (the health route's check)."""
     try:
-        await _run("ping", [], [])
+        await _run("ping", [], [], _pong)
     except Unavailable:
         return False
     return True

@@ -15,6 +15,10 @@ notifications go out on the server's event loop. Each protocol revision has its 
   stdio and streamable HTTP alike (a listen response is its own SSE stream). One process's
   bus reaches the clients of that process only.
 
+Handshake-era subscriptions are kept per connection and dropped with it; unsubscribing
+frees them. One connection may hold `MAX_PER_SESSION` of them and all together
+`MAX_TOTAL`: past either, `resources/subscribe` is an error saying so.
+
 The lists of tools, prompts and resources never change while a server runs, so
 `listChanged` is false in both eras.
 """
@@ -37,9 +41,12 @@ log = logging.getLogger(__name__)
 __all__ = ["resource_updated"]
 
 RESOURCE_NOT_FOUND = -32002
+MAX_PER_SESSION = 10_000  # URIs one handshake-era connection may be subscribed to
+MAX_TOTAL = 100_000  # subscriptions of all connections together
 _bus = InMemorySubscriptionBus()
 _listen = ListenHandler(_bus)
-_sessions: dict[str, weakref.WeakSet[Any]] = {}  # URI -> handshake-era connections subscribed to it
+# handshake-era connection -> the URIs it is subscribed to (never an empty set)
+_subscribed: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 _loop: asyncio.AbstractEventLoop | None = None  # the server's, once a client subscribed
 _tasks: set[asyncio.Task[None]] = set()
 stateless = False  # set by serve_http unless PREFIX_HTTP_SESSIONS: no session to notify later
@@ -70,12 +77,14 @@ def _start(uri: str) -> None:
 
 async def _deliver(uri: str) -> None:
     await _bus.publish(ResourceUpdated(uri=uri))
-    for session in list(_sessions.get(uri, ())):
+    for session, uris in list(_subscribed.items()):
+        if uri not in uris:
+            continue
         try:
             await session.send_resource_updated(uri)
         except Exception:  # a session that has gone away: it is not told again
             log.debug("resource update for %s not delivered; session dropped", uri, exc_info=True)
-            _sessions[uri].discard(session)
+            _subscribed.pop(session, None)
 
 
 def _known(uri: str) -> None:
@@ -115,7 +124,23 @@ async def subscribe(
     uri = str(params.uri)
     _known(uri)
     _remember_loop()
-    _sessions.setdefault(uri, weakref.WeakSet()).add(_peer(ctx))
+    peer = _peer(ctx)
+    held = _subscribed.get(peer, set())
+    if uri not in held:
+        if len(held) >= MAX_PER_SESSION:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"this session is subscribed to {MAX_PER_SESSION:,} resources, the most "
+                "one session may be; unsubscribe from some first",
+            )
+        if sum(len(uris) for uris in _subscribed.values()) >= MAX_TOTAL:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"the server holds {MAX_TOTAL:,} subscriptions, the most it keeps; "
+                "retry later",
+            )
+        held.add(uri)
+        _subscribed[peer] = held
     return types.EmptyResult()
 
 
@@ -123,7 +148,12 @@ async def unsubscribe(
     ctx: ServerRequestContext, params: types.UnsubscribeRequestParams
 ) -> types.EmptyResult:
     _refuse_stateless("resources/unsubscribe")
-    _sessions.get(str(params.uri), weakref.WeakSet()).discard(_peer(ctx))
+    peer = _peer(ctx)
+    held = _subscribed.get(peer)
+    if held is not None:
+        held.discard(str(params.uri))
+        if not held:
+            del _subscribed[peer]
     return types.EmptyResult()
 
 

@@ -385,6 +385,34 @@ def test_opaque_tokens_are_introspected_and_cached(
         status, headers, _ = raw_post(url, active, call("addPet", {"name": "x"}))
         assert status == 403 and 'scope="pets:write"' in headers["www-authenticate"]
         assert "OAuth (introspection tokens" in (tmp_path / "introspect.log").read_text()
+        for answer in ({"active": True, "iss": auth_server.issuer}, {"active": True, "aud": url}):  # no aud, no iss
+            status, headers, _ = raw_post(url, auth_server.opaque(answer), LIST)
+            assert status == 401 and 'error="invalid_token"' in headers["www-authenticate"]
+        # 50 garbage tokens from one client: its bucket (10, then one per 2 s; 6 were spent
+        # above) bounds the introspection requests; the rest are 429 with Retry-After.
+        before, started = auth_server.fetches("/introspect"), time.monotonic()
+        statuses = [raw_post(url, f"garbage-{i}", LIST)[0] for i in range(50)]
+        asked = auth_server.fetches("/introspect") - before
+        assert asked <= 10 + int((time.monotonic() - started) / 2) + 1
+        assert statuses.count(401) == asked and statuses.count(429) == 50 - asked
+        assert raw_post(url, inactive, LIST)[0] == 401  # refused before: cached, not asked again
+        assert auth_server.fetches("/introspect") == before + asked
+
+
+def test_an_issuer_that_cannot_be_reached_is_a_503_not_a_401(
+    project: Path, upstream: Upstream, tmp_path: Path
+) -> None:
+    """The JWKS cannot be fetched: clients are told to retry (503, Retry-After) and keep their
+    tokens, instead of a 401 that makes them throw good ones away."""
+    down = AuthServer().start()  # its keys sign the token; then nothing listens on its port
+    down.stop()
+    with serving(project, tmp_path / "down.log", **oauth_env(down, upstream)) as url:
+        token = down.token(url)
+        for _ in range(3):
+            status, headers, body = raw_post(url, token, LIST)
+            assert status == 503, body
+            assert 1 <= int(headers["retry-after"]) <= 30 and "www-authenticate" not in headers
+            assert body["error"] == "temporarily_unavailable"
 
 
 # -- dynamic mode --------------------------------------------------------------

@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -303,6 +304,52 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     extras = tomllib.loads((generated / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert extras["redis"] == ["redis>=5"]
     assert "pip install '.[redis]'" in (generated / "Dockerfile").read_text()
+
+
+def test_the_generated_haproxy_closes_a_client_that_drips_its_headers(generated: Path, log_dir: Path) -> None:
+    """Slowloris: one header byte every 0.5 s would hold a connection for `timeout client`
+    (120 s), each byte resetting it; `timeout http-request` bounds the whole head. The generated
+    file's 10 s is shortened to 2 s here (the rest is the generated config, bound to 127.0.0.1),
+    and the drip lasts up to 40 s: the connection must be closed, with a 408, well before."""
+    generated_config = (generated / "deploy" / "haproxy.cfg").read_text()
+    assert "    timeout http-request 10s\n" in generated_config
+    balancer = Haproxy([], log_dir, config=generated_config)
+    config = generated_config.replace("timeout http-request 10s", "timeout http-request 2s")
+    balancer.config.write_text(config.replace("    bind :8080\n", f"    bind 127.0.0.1:{balancer.port}\n"))
+    balancer.check()
+    balancer.start()
+    try:
+        assert get(balancer.port, "/healthz")[0] == 503  # a whole request is answered (no replica here)
+        with socket.create_connection(("127.0.0.1", balancer.port), timeout=5) as slow:
+            slow.sendall(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            started, answer, dripped = time.monotonic(), b"", 0
+            for _ in range(80):  # 40 s of drip at most
+                time.sleep(0.5)
+                try:
+                    slow.sendall(b"a")
+                    dripped += 1
+                except OSError:  # reset: closed
+                    break
+                slow.setblocking(False)
+                try:
+                    chunk = slow.recv(4096)
+                except BlockingIOError:
+                    chunk = None
+                except OSError:
+                    break
+                finally:
+                    slow.setblocking(True)
+                if chunk == b"":  # closed by haproxy
+                    break
+                answer += chunk or b""
+            else:
+                pytest.fail(f"still open after {dripped} header bytes over {time.monotonic() - started:.0f} s")
+            closed_after = time.monotonic() - started
+    finally:
+        balancer.stop()
+    print(f"haproxy closed the dripping connection after {closed_after:.1f} s ({dripped} bytes; deadline 2 s)")
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:80]  # Request Timeout, then closed
+    assert dripped < 80
 
 
 @pytest.mark.slow

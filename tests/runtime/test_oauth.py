@@ -163,24 +163,127 @@ async def test_introspection_active_inactive_and_cached(project: Project, auth_s
     }
     verifier = oauth.OAuthVerifier(config(project, auth_server, **env), RESOURCE)
     exp = int(time.time()) + 120
-    active = auth_server.opaque({"active": True, "scope": "pets:read", "sub": "eve", "exp": exp, "aud": [RESOURCE]})
+    active = auth_server.opaque({"active": True, "scope": "pets:read", "sub": "eve", "exp": exp, "aud": [RESOURCE], "iss": auth_server.issuer})
     for _ in range(3):
         caller = await verifier.check(active)
     assert caller.subject == "eve" and caller.scopes == frozenset({"pets:read"})
     assert auth_server.fetches("/introspect") == 1
     assert verifier.cache and next(iter(verifier.cache.values()))[0] <= exp  # cached until exp at most
     assert active not in json.dumps([list(verifier.cache)])  # kept by hash only
+    ours = {"iss": auth_server.issuer, "aud": RESOURCE}
     for answer, why in [
         ({"active": False}, "not active"),
-        ({"active": True, "exp": int(time.time()) - 600}, "expired"),
-        ({"active": True, "aud": "https://other.example/mcp"}, "not for this resource"),
-        ({"active": True, "iss": "https://evil.example"}, "another issuer"),
+        ({"active": True, **ours, "exp": int(time.time()) - 600}, "expired"),
+        ({"active": True, **ours, "aud": "https://other.example/mcp"}, "not for this resource"),
+        ({"active": True, "iss": auth_server.issuer}, "not for this resource"),  # no aud: another API's token (RFC 8707)
+        ({"active": True, "aud": [RESOURCE], "iss": "https://evil.example"}, "not from the issuer"),
+        ({"active": True, "aud": [RESOURCE]}, "not from the issuer"),  # no iss
     ]:
         with pytest.raises(oauth.Refused, match=why):
             await verifier.check(auth_server.opaque(answer))
     wrong = oauth.OAuthVerifier(config(project, auth_server, **{**env, "PETSTORE_MCP_OAUTH_CLIENT_SECRET": "wrong"}), RESOURCE)
     with pytest.raises(oauth.Unavailable, match="401"):
         await wrong.check(active)
+
+
+def introspecting(project: Project, auth: AuthServer) -> oauth.OAuthVerifier:
+    env = {
+        "PETSTORE_MCP_OAUTH_INTROSPECTION_URL": f"{auth.origin}/introspect",
+        "PETSTORE_MCP_OAUTH_CLIENT_ID": CLIENT_ID,
+        "PETSTORE_MCP_OAUTH_CLIENT_SECRET": CLIENT_SECRET,
+    }
+    return oauth.OAuthVerifier(config(project, auth, **env), RESOURCE)
+
+
+async def test_refused_introspection_answers_are_cached_for_30_seconds(project: Project, auth_server: AuthServer) -> None:
+    verifier = introspecting(project, auth_server)
+    no_aud = auth_server.opaque({"active": True, "iss": auth_server.issuer})
+    for token in ("garbage", no_aud):
+        for _ in range(5):
+            with pytest.raises(oauth.Refused):
+                await verifier.check(token, "198.51.100.7")
+    assert auth_server.fetches("/introspect") == 2  # once per token
+    assert "garbage" not in json.dumps(list(verifier.refused))  # kept by hash only
+    for digest, (until, why) in list(verifier.refused.items()):  # as if 30 s had passed
+        verifier.refused[digest] = (until - oauth.REFUSED_SECONDS, why)
+    with pytest.raises(oauth.Refused, match="not active"):
+        await verifier.check("garbage")
+    assert auth_server.fetches("/introspect") == 3
+
+
+async def _app(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"in"})
+
+
+def gate_client(verifier: oauth.OAuthVerifier, address: str) -> Any:
+    import httpx2
+
+    transport = httpx2.ASGITransport(app=oauth.OAuthGate(_app, verifier), client=(address, 40000))
+    return httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000")
+
+
+async def test_50_garbage_tokens_from_one_client_make_at_most_BURST_introspections(project: Project, auth_server: AuthServer) -> None:
+    """The bound: BURST (10) requests at once, then one per 1 / REFILL (2) seconds."""
+    verifier = introspecting(project, auth_server)
+    started = time.monotonic()
+    statuses = []
+    async with gate_client(verifier, "203.0.113.9") as http:
+        for i in range(50):
+            response = await http.get("/mcp", headers={"Authorization": f"Bearer garbage-{i}"})
+            statuses.append(response.status_code)
+            if response.status_code == 429:
+                assert int(response.headers["retry-after"]) >= 1
+                assert response.json()["error"] == "too_many_requests"
+                assert "www-authenticate" not in response.headers  # the token was not judged
+    elapsed = time.monotonic() - started
+    asked = auth_server.fetches("/introspect")
+    assert oauth.BURST <= asked <= oauth.BURST + 1 + int(elapsed * oauth.REFILL)
+    assert statuses.count(401) == asked and statuses.count(429) == 50 - asked
+    async with gate_client(verifier, "203.0.113.9") as http:  # a refused token, again: cached, 401
+        assert (await http.get("/mcp", headers={"Authorization": "Bearer garbage-0"})).status_code == 401
+    good = auth_server.opaque({"active": True, "aud": RESOURCE, "iss": auth_server.issuer, "sub": "x"})
+    async with gate_client(verifier, "192.0.2.1") as http:  # another address has its own bucket
+        assert (await http.get("/mcp", headers={"Authorization": f"Bearer {good}"})).status_code == 200
+    assert auth_server.fetches("/introspect") == asked + 1
+
+
+async def test_an_issuer_that_cannot_be_reached_is_a_503_with_retry_after(project: Project, auth_server: AuthServer) -> None:
+    """Concurrent callers while the JWKS fetch fails all get 503 (none a 401 for want of keys),
+    and the issuer is asked once."""
+    verifier = oauth.OAuthVerifier(config(project, auth_server), RESOURCE)
+    token = auth_server.token(RESOURCE)
+    auth_server.stop()  # nothing listens on its port any more
+    statuses: list[tuple[int, str | None, str | None]] = []
+
+    async def one(http: Any) -> None:
+        response = await http.get("/mcp", headers={"Authorization": f"Bearer {token}"})
+        statuses.append((response.status_code, response.headers.get("retry-after"), response.headers.get("www-authenticate")))
+
+    import anyio
+
+    async with gate_client(verifier, "127.0.0.1") as http, anyio.create_task_group() as group:
+        for _ in range(20):
+            group.start_soon(one, http)
+    assert {status for status, _, _ in statuses} == {503}
+    assert all(retry is not None and 1 <= int(retry) <= oauth.MIN_REFRESH for _, retry, _ in statuses)
+    assert all(challenge is None for _, _, challenge in statuses)
+    assert verifier.fetches == 1
+    assert await verifier.verify_token(token) is None  # the SDK's protocol can only say no
+
+
+async def test_keys_in_hand_still_verify_while_the_issuer_is_down(project: Project, auth_server: AuthServer) -> None:
+    verifier = oauth.OAuthVerifier(config(project, auth_server), RESOURCE)
+    await verifier.check(auth_server.token(RESOURCE))
+    rotated = auth_server.token(RESOURCE, key=SigningKey("EC", "ec-new"))
+    auth_server.stop()
+    assert (await verifier.check(auth_server.token(RESOURCE))).subject == "alice"
+    verifier.fetched -= oauth.MIN_REFRESH
+    with pytest.raises(oauth.Unavailable) as unavailable:  # a kid it must fetch the keys for
+        await verifier.check(rotated)
+    assert unavailable.value.retry_after == oauth.MIN_REFRESH
+    with pytest.raises(oauth.Unavailable):  # and within MIN_REFRESH: 503 again, not 401
+        await verifier.check(rotated)
 
 
 def test_metadata_urls_follow_rfc_8414() -> None:
