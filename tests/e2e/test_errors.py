@@ -52,12 +52,21 @@ async def test_result_breaking_the_output_schema(mcp: Connection, upstream: Upst
 
 @pytest.mark.parametrize(
     ("order_id", "expected"),
-    [(13, "invalid JSON"), (14, "empty body"), (15, "expected JSON, got text/html")],
+    [(13, "invalid JSON"), (15, "expected JSON, got text/html")],
 )
 async def test_json_tool_without_json(mcp: Connection, upstream: Upstream, order_id: int, expected: str) -> None:
     """A tool that declares an outputSchema but gets no usable JSON fails clearly."""
     text = error_text(await mcp.call_tool("getOrderById", {"orderId": order_id}))
     assert expected in text
+    assert len(upstream.take()) == 1
+
+
+async def test_json_tool_with_an_empty_success(mcp: Connection, upstream: Upstream) -> None:
+    """An empty 2xx body (here a 204) is a success whatever the spec declares: an error would have the model
+    retry a call that worked. structuredContent is `{}` when the output schema accepts it."""
+    result = await mcp.call_tool("getOrderById", {"orderId": 14})
+    assert not result.is_error, result.content
+    assert result.content[0].text == "HTTP 204 No Content: done; the API returned no content."
     assert len(upstream.take()) == 1
 
 

@@ -46,7 +46,7 @@ from typing import Any
 
 import httpx2
 
-from .runtime.oauth import principal
+from .runtime.public import principal
 
 
 async def on_request(tool: str, request: httpx2.Request) -> None:

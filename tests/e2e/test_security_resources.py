@@ -94,7 +94,7 @@ async def test_denied_resource_is_hidden_and_refused(guarded: tuple[Client, Path
     error = await read_error(client, "petstore://store/order/1")
     assert error.code == RESOURCE_NOT_FOUND
     assert error.message == (
-        "Resource not found: petstore://store/order/1 (resource 'getOrderById' is in PETSTORE_TOOLS_DENY)"
+        "Resource not found: petstore://store/order/1 (resource template 'getOrderById' is in PETSTORE_TOOLS_DENY)"
     )
     assert faulty.take() == []
 
