@@ -662,6 +662,7 @@ def serve_http(host: str, port: int) -> None:
     import uvicorn
 
     from .http_guard import auth_mode, protect, resource_url, transport_security
+    from .json_lists import JsonLists
     from .shared import describe
 
     state().owns_process = True
@@ -683,7 +684,7 @@ def serve_http(host: str, port: int) -> None:
     )
     # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
     uvicorn.run(
-        protect(app, resource),
+        protect(JsonLists(app), resource),
         host=host,
         port=port,
         log_level="warning",

@@ -100,9 +100,11 @@ def test_inspector_lists_all_of_github(github: Served, shared_http: Callable[[Se
 
 def test_a_client_that_reads_one_page_sees_all_of_github(github: Served, shared_http: Callable[[Served], str]) -> None:
     """google-adk's McpToolset sends one tools/list and ignores `nextCursor`: GitHub's 3.35 MB
-    list is within the one-page budget, so it sees every tool."""
-    status, _, body = raw_post(shared_http(github), None, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    list is within the one-page budget, so it sees every tool. The answer is one JSON body, not
+    an SSE event (the Python SDK's 2.x client refuses events over 1 MiB)."""
+    status, headers, body = raw_post(shared_http(github), None, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert status == 200, body
+    assert headers["content-type"] == "application/json"
     assert len(body["result"]["tools"]) == github.tool_count() and "nextCursor" not in body["result"]
 
 
