@@ -667,7 +667,7 @@ def serve_http(host: str, port: int) -> None:
 
     state().owns_process = True
     resource = resource_url(host, port)
-    subscriptions.stateless = not settings.current().http_sessions  # see subscriptions.py
+    state().stateless_http = not settings.current().http_sessions  # see subscriptions.py
     app = server().streamable_http_app(
         stateless_http=not settings.current().http_sessions,
         json_response=settings.current().http_response == "json",

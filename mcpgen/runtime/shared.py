@@ -39,6 +39,7 @@ import anyio
 
 from . import settings
 from .project import current as current_project
+from .state import state
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -130,17 +131,14 @@ def describe() -> str:
 
 # -- the connection -------------------------------------------------------------
 
-_connection: list[Any] = []  # [(loop, url, client, admit script, block script)]
-_down_since: float | None = None
-_retry_at = 0.0
-
 
 def _client() -> tuple[Any, Any, Any]:
     """The client of this event loop (a connection belongs to one loop) and the scripts."""
     current = settings.current()
     loop = asyncio.get_running_loop()
     key = (loop, current.redis_url, current.redis_timeout)
-    if not _connection or _connection[0][0] != key:
+    link = state().redis
+    if link is None or link[0] != key:
         from redis.asyncio import Redis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
@@ -152,10 +150,9 @@ def _client() -> tuple[Any, Any, Any]:
             retry=Retry(NoBackoff(), 0),  # the deadline is for one attempt; no retries in a call
             decode_responses=True,
         )
-        _connection[:] = [
-            (key, client, client.register_script(ADMIT), client.register_script(BLOCK))
-        ]
-    _, client, admit_script, block_script = _connection[0]
+        link = (key, client, client.register_script(ADMIT), client.register_script(BLOCK))
+        state().redis = link
+    _, client, admit_script, block_script = link
     return client, admit_script, block_script
 
 
@@ -164,12 +161,12 @@ async def _run(
 ) -> T:
     """One script on Redis within the deadline, its reply checked by `valid`; Unavailable when
     it fails, answers garbage or is skipped."""
-    global _down_since, _retry_at
     from redis.exceptions import RedisError
 
     current = settings.current()
     now = time.monotonic()
-    if _down_since is not None and now < _retry_at:
+    server = state()
+    if server.redis_down_since is not None and now < server.redis_retry_at:
         raise Unavailable("still unreachable")
     client, admit_script, block_script = _client()
     runner = admit_script if script == "admit" else block_script
@@ -183,10 +180,10 @@ async def _run(
                 reply = await runner(keys=list(keys), args=list(args))
         result = valid(reply)
     except (RedisError, OSError, TimeoutError, UnexpectedReply, *_PARSING) as exc:
-        _retry_at = time.monotonic() + RETRY_EVERY
+        server.redis_retry_at = time.monotonic() + RETRY_EVERY
         await _drop(client)
-        if _down_since is None:
-            _down_since = now
+        if server.redis_down_since is None:
+            server.redis_down_since = now
             log.warning(
                 "Redis at %s is unreachable (%s): %s",
                 where(current.redis_url or ""),
@@ -198,13 +195,13 @@ async def _run(
                 ),
             )
         raise Unavailable(type(exc).__name__) from None
-    if _down_since is not None:
+    if server.redis_down_since is not None:
         log.warning(
             "Redis at %s is reachable again after %.1f s: rate limits are shared again",
             where(current.redis_url or ""),
-            time.monotonic() - _down_since,
+            time.monotonic() - server.redis_down_since,
         )
-        _down_since = None
+        server.redis_down_since = None
     return result
 
 
@@ -225,7 +222,7 @@ def _why(exc: Exception) -> str:
 
 async def _drop(client: Any) -> None:
     """Forget a client whose connection may hold the rest of a garbage reply."""
-    _connection.clear()
+    state().redis = None
     with contextlib.suppress(Exception), anyio.move_on_after(1.0):
         await client.aclose()
 
@@ -309,6 +306,5 @@ async def reachable() -> bool:
 
 def reset() -> None:
     """Forget the connection and any outage (tests)."""
-    global _down_since, _retry_at
-    _connection.clear()
-    _down_since, _retry_at = None, 0.0
+    server = state()
+    server.redis, server.redis_down_since, server.redis_retry_at = None, None, 0.0

@@ -2,14 +2,15 @@
 """The mutable state of the server this process serves, in one object.
 
 What the runtime learns while serving (rate-limit buckets, an upstream's Retry-After, the
-confirmations used, whether the process is the server's own) lives here rather than in
-module globals, so it is dropped with the project it belongs to when another is installed
+confirmations used, the Redis connection and its outage, the handshake-era subscriptions,
+whether the process is the server's own) lives here rather than in module globals, so it is dropped with the project it belongs to when another is installed
 (tests do), and one place shows all of it. Derived, read-only data (the registry, the tool table, validators)
 is cached where it is made instead.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,21 @@ class ServerState:
     upstream_tokens: dict[str, tuple[str, float]] = field(default_factory=dict)
     token_locks: dict[str, Any] = field(default_factory=dict)  # scheme -> asyncio.Lock
     learned_secrets: set[str] = field(default_factory=set)  # redacted too (e.g. those tokens)
+    # Redis (`shared`): (loop, url, timeout), client, scripts, of the loop that made them; the
+    # monotonic time an outage began (None while reachable), and when to try again
+    redis: tuple[Any, ...] | None = None
+    redis_down_since: float | None = None
+    redis_retry_at: float = 0.0
+    # handshake-era subscriptions (`subscriptions`): connection -> its URIs (never an empty
+    # set), weakly, so a connection that goes takes them; the loop notifications go out on,
+    # once a client subscribed; the deliveries under way; whether HTTP is stateless
+    subscribed: weakref.WeakKeyDictionary[Any, set[str]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+    loop: Any = None  # asyncio.AbstractEventLoop
+    deliveries: set[Any] = field(default_factory=set)  # asyncio.Task
+    bus: tuple[Any, Any] | None = None  # 2026-07-28: the SDK's subscription bus, its ListenHandler
+    stateless_http: bool = False  # set by serve_http unless PREFIX_HTTP_SESSIONS
 
 
 _state: list[ServerState] = [ServerState()]
@@ -39,8 +55,8 @@ def state() -> ServerState:
 
 
 def _reset() -> None:
-    owns = _state[0].owns_process
-    _state[0] = ServerState(owns_process=owns)
+    old = _state[0]
+    _state[0] = ServerState(owns_process=old.owns_process, stateless_http=old.stateless_http)
 
 
 on_install(_reset)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from typing import Any
 
 from mcp import MCPError, types
@@ -35,6 +34,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 
 from . import settings
+from .state import state
 
 log = logging.getLogger(__name__)
 
@@ -43,20 +43,23 @@ __all__ = ["resource_updated"]
 RESOURCE_NOT_FOUND = -32002
 MAX_PER_SESSION = 10_000  # URIs one handshake-era connection may be subscribed to
 MAX_TOTAL = 100_000  # subscriptions of all connections together
-_bus = InMemorySubscriptionBus()
-_listen = ListenHandler(_bus)
-# handshake-era connection -> the URIs it is subscribed to (never an empty set)
-_subscribed: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
-_loop: asyncio.AbstractEventLoop | None = None  # the server's, once a client subscribed
-_tasks: set[asyncio.Task[None]] = set()
-stateless = False  # set by serve_http unless PREFIX_HTTP_SESSIONS: no session to notify later
+
+
+def _bus() -> tuple[InMemorySubscriptionBus, ListenHandler]:
+    """This server's 2026-07-28 bus and the listen handler on it (in its state, made once)."""
+    server = state()
+    if server.bus is None:
+        bus = InMemorySubscriptionBus()
+        server.bus = (bus, ListenHandler(bus))
+    bus_and_handler: tuple[InMemorySubscriptionBus, ListenHandler] = server.bus
+    return bus_and_handler
 
 
 def resource_updated(uri: str) -> None:
     """Tell the clients subscribed to `uri` that it changed (they read it again).
 
     Thread-safe and non-blocking; with no client subscribed it does nothing."""
-    loop = _loop
+    loop = state().loop
     if loop is None or loop.is_closed():
         return
     try:
@@ -71,20 +74,22 @@ def resource_updated(uri: str) -> None:
 
 def _start(uri: str) -> None:
     task = asyncio.get_running_loop().create_task(_deliver(uri))
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
+    deliveries = state().deliveries  # held: the loop keeps only a weak reference to a task
+    deliveries.add(task)
+    task.add_done_callback(deliveries.discard)
 
 
 async def _deliver(uri: str) -> None:
-    await _bus.publish(ResourceUpdated(uri=uri))
-    for session, uris in list(_subscribed.items()):
+    await _bus()[0].publish(ResourceUpdated(uri=uri))
+    subscribed = state().subscribed
+    for session, uris in list(subscribed.items()):
         if uri not in uris:
             continue
         try:
             await session.send_resource_updated(uri)
         except Exception:  # a session that has gone away: it is not told again
             log.debug("resource update for %s not delivered; session dropped", uri, exc_info=True)
-            _subscribed.pop(session, None)
+            subscribed.pop(session, None)
 
 
 def _known(uri: str) -> None:
@@ -103,12 +108,11 @@ def _peer(ctx: ServerRequestContext) -> Any:
 
 
 def _remember_loop() -> None:
-    global _loop
-    _loop = asyncio.get_running_loop()
+    state().loop = asyncio.get_running_loop()
 
 
 def _refuse_stateless(method: str) -> None:
-    if stateless:
+    if state().stateless_http:
         raise MCPError(
             code=types.METHOD_NOT_FOUND,
             message=f"{method} is not served over stateless HTTP, which keeps no session to notify "
@@ -125,7 +129,8 @@ async def subscribe(
     _known(uri)
     _remember_loop()
     peer = _peer(ctx)
-    held = _subscribed.get(peer, set())
+    subscribed = state().subscribed
+    held = subscribed.get(peer, set())
     if uri not in held:
         if len(held) >= MAX_PER_SESSION:
             raise MCPError(
@@ -133,14 +138,14 @@ async def subscribe(
                 message=f"this session is subscribed to {MAX_PER_SESSION:,} resources, the most "
                 "one session may be; unsubscribe from some first",
             )
-        if sum(len(uris) for uris in _subscribed.values()) >= MAX_TOTAL:
+        if sum(len(uris) for uris in subscribed.values()) >= MAX_TOTAL:
             raise MCPError(
                 code=types.INVALID_PARAMS,
                 message=f"the server holds {MAX_TOTAL:,} subscriptions, the most it keeps; "
                 "retry later",
             )
         held.add(uri)
-        _subscribed[peer] = held
+        subscribed[peer] = held
     return types.EmptyResult()
 
 
@@ -149,11 +154,12 @@ async def unsubscribe(
 ) -> types.EmptyResult:
     _refuse_stateless("resources/unsubscribe")
     peer = _peer(ctx)
-    held = _subscribed.get(peer)
+    subscribed = state().subscribed
+    held = subscribed.get(peer)
     if held is not None:
         held.discard(str(params.uri))
         if not held:
-            del _subscribed[peer]
+            del subscribed[peer]
     return types.EmptyResult()
 
 
@@ -163,7 +169,7 @@ async def listen(
     for uri in params.notifications.resource_subscriptions or ():
         _known(uri)
     _remember_loop()
-    return await _listen(ctx, params)
+    return await _bus()[1](ctx, params)
 
 
 def capabilities(caps: types.ServerCapabilities, modern: bool) -> types.ServerCapabilities:
@@ -173,6 +179,6 @@ def capabilities(caps: types.ServerCapabilities, modern: bool) -> types.ServerCa
         capability = getattr(caps, field)
         if capability is not None:
             update[field] = capability.model_copy(update={"list_changed": False})
-    if caps.resources is not None and stateless and not modern:
+    if caps.resources is not None and state().stateless_http and not modern:
         update["resources"] = update["resources"].model_copy(update={"subscribe": False})
     return caps.model_copy(update=update)

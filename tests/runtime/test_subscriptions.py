@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import MCPError, types
 
-from mcpgen.runtime import resources, subscriptions
+from mcpgen.runtime import resources, state, subscriptions
 from mcpgen.runtime.project import Project
 
 pytestmark = pytest.mark.anyio
@@ -50,10 +50,10 @@ def unsub(uri: str) -> types.UnsubscribeRequestParams:
 def served(project: Project, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every `notes://` URI is a resource of this server (as a template's would be)."""
     monkeypatch.setattr(resources, "served", lambda uri: uri.startswith("notes://"))
-    monkeypatch.setattr(subscriptions, "stateless", False)
-    subscriptions._subscribed.clear()
+    monkeypatch.setattr(state.state(), "stateless_http", False)
+    state.state().subscribed.clear()
     yield
-    subscriptions._subscribed.clear()
+    state.state().subscribed.clear()
 
 
 async def test_10000_uris_subscribed_then_unsubscribed_leave_nothing(served: None) -> None:
@@ -68,7 +68,7 @@ async def test_10000_uris_subscribed_then_unsubscribed_leave_nothing(served: Non
         for uri in uris:
             await subscriptions.subscribe(ctx(connection), sub(uri))
         await subscriptions.subscribe(ctx(connection), sub(uris[0]))  # again: still one
-        assert len(subscriptions._subscribed) == 1 and len(subscriptions._subscribed[connection]) == 10_000
+        assert len(state.state().subscribed) == 1 and len(state.state().subscribed[connection]) == 10_000
         for uri in uris:
             await subscriptions.unsubscribe(ctx(connection), unsub(uri))
         await subscriptions.unsubscribe(ctx(connection), unsub(uris[0]))  # not subscribed: nothing
@@ -77,7 +77,7 @@ async def test_10000_uris_subscribed_then_unsubscribed_leave_nothing(served: Non
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert len(subscriptions._subscribed) == 0  # no per-URI or per-connection leftover
+    assert len(state.state().subscribed) == 0  # no per-URI or per-connection leftover
     print(f"10,000 URIs subscribed and unsubscribed: {grown:,} bytes kept")
     assert grown < 100_000  # it was ~1.5 kB per URI (15 MB)
 
@@ -88,7 +88,7 @@ async def test_a_connection_that_goes_away_takes_its_subscriptions(served: None)
         await subscriptions.subscribe(ctx(connection), sub(f"notes://{i}"))
     del connection
     gc.collect()
-    assert len(subscriptions._subscribed) == 0
+    assert len(state.state().subscribed) == 0
 
 
 async def test_updates_reach_the_subscribed_connections_only(served: None) -> None:
@@ -99,7 +99,7 @@ async def test_updates_reach_the_subscribed_connections_only(served: None) -> No
     assert (one.told, two.told) == (["notes://a"], [])
     await subscriptions.unsubscribe(ctx(one), unsub("notes://a"))
     await subscriptions._deliver("notes://a")
-    assert one.told == ["notes://a"] and one not in subscriptions._subscribed
+    assert one.told == ["notes://a"] and one not in state.state().subscribed
 
 
 async def test_subscriptions_are_capped_per_connection_and_in_all(served: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,4 +118,4 @@ async def test_subscriptions_are_capped_per_connection_and_in_all(served: None, 
         await subscriptions.subscribe(ctx(two), sub("notes://3"))
     await subscriptions.unsubscribe(ctx(one), unsub("notes://0"))
     await subscriptions.subscribe(ctx(two), sub("notes://3"))  # room again
-    assert sum(len(u) for u in subscriptions._subscribed.values()) == 8
+    assert sum(len(u) for u in state.state().subscribed.values()) == 8
