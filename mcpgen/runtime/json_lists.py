@@ -53,11 +53,12 @@ def _list_request_id(messages: list[Message]) -> Any:
     body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
     try:
         request = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # hostile nesting: the SDK answers it
         return None
     if (
         isinstance(request, dict)
-        and request.get("method") in LISTS
+        and isinstance(request.get("method"), str)  # a hostile list or object is unhashable
+        and request["method"] in LISTS
         and request.get("id") is not None
     ):
         return request["id"]
@@ -107,7 +108,7 @@ class _Collapse:
                 continue  # the priming event, a comment
             try:
                 message = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(message, dict) and message.get("id") == self.request_id:
                 return data

@@ -89,8 +89,15 @@ async def test_an_answer_split_across_body_messages_and_lines() -> None:
 
 @pytest.mark.parametrize(
     "body",
-    [request("tools/call"), request("tools/list", None), b"not json", b"[" + request("tools/list") + b"]"],
-    ids=["a call", "a notification", "not JSON", "a batch"],
+    [
+        request("tools/call"),
+        request("tools/list", None),
+        b"not json",
+        b"[" + request("tools/list") + b"]",
+        b"[" * 30_000 + b"]" * 30_000,
+        b'{"jsonrpc": "2.0", "id": 1, "method": [{"a": 1}]}',
+    ],
+    ids=["a call", "a notification", "not JSON", "a batch", "nesting past the recursion limit", "a method no string"],
 )
 async def test_other_requests_stream_as_they_came(body: bytes) -> None:
     events = [b"data: " + answer(1) + b"\n\n"]
