@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgen.runtime import guard, settings, state
+from mcpgen.runtime import guard, policy, settings, state
 from mcpgen.runtime.project import Project
 
 
@@ -23,6 +23,7 @@ def clock(project: Project, monkeypatch: pytest.MonkeyPatch) -> Clock:
     """Fresh buckets, no upstream block, and a clock that moves only when told."""
     monkeypatch.setattr(state, "_state", [state.ServerState()])
     monkeypatch.setattr(settings, "_base_url_flag", [])
+    monkeypatch.setattr(settings, "_tool_names", [policy.names_addressed])  # as the server sets them
     settings._parsed.clear()
     clock = Clock()
     monkeypatch.setattr(guard.time, "monotonic", clock)
