@@ -305,7 +305,6 @@ def mutate(value: Any, rng: random.Random) -> Any:
 # -- the corpus ------------------------------------------------------------------------------
 
 CORPUS = os.environ.get("MCPGEN_CORPUS")
-CORPUS_SPECS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "public.txt"
 
 
 def corpus_schemas(spec: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -313,7 +312,7 @@ def corpus_schemas(spec: Path) -> list[tuple[str, dict[str, Any]]]:
     from mcpgen import api
     from mcpgen.options import Options
 
-    project, _ = api.build_openapi(spec, Options(models="none") if "models" in Options.model_fields else Options())
+    project, _ = api.build_openapi(spec, Options(models=False))
     return [(tool.name, tool.input_schema) for tool in project.tools]
 
 
