@@ -81,6 +81,9 @@ _MAX_DEPTH = 200  # a guard: served schemas are finite trees far shallower than 
 # definitions copied once per use grow exponentially on real specs (see schema/convert.py).
 MAX_INLINED_BYTES = 32_000
 _MAP_NOTE = "each value:"
+# Keywords whose value, when it accepts anything (`{}`, `true`), holds of every instance.
+_VACUOUS_IF_ANY = frozenset({"items", "additionalProperties", "unevaluatedItems", "unevaluatedProperties",
+                             "propertyNames", "additionalItems"})
 
 
 @dataclass(slots=True)
@@ -158,7 +161,7 @@ def inline_defs(schema: JsonSchema, changes: Changes) -> JsonSchema:
         if not isinstance(node, dict):
             return node
         key = _def_key(node.get("$ref"))
-        inline = key is not None and key in defs and isinstance(defs[key], dict)
+        inline = key is not None and key in defs and isinstance(defs[key], (dict, bool))
         if inline and (key not in recursive or (not in_defs and key not in unrolling)):
             siblings = {k: v for k, v in node.items() if k != "$ref"}
             deeper = unrolling | {key} if key in recursive else unrolling
@@ -176,7 +179,8 @@ def inline_defs(schema: JsonSchema, changes: Changes) -> JsonSchema:
 
     try:
         out = expand(body, False, frozenset())
-        expanded = {name: expand(defs[name], True, frozenset()) for name in sorted(recursive)}
+        stay = recursive | {name for name, value in defs.items() if not isinstance(value, (dict, bool))}
+        expanded = {name: expand(defs[name], True, frozenset()) for name in sorted(stay)}
     except _TooBig:
         return schema
     used = _reachable(out, expanded)
@@ -235,7 +239,7 @@ def _mergeable(left: JsonSchema, right: JsonSchema) -> bool:
 
 
 def _walk(node: Any, defs: dict[str, Any], changes: Changes, depth: int) -> Any:
-    if not isinstance(node, dict) or depth > _MAX_DEPTH or node.get("anyOf") == ANY_ITEM["anyOf"]:
+    if not isinstance(node, dict) or depth > _MAX_DEPTH or _is_any_item(node):
         return node
     out: JsonSchema = {}
     for key, value in node.items():
@@ -362,6 +366,9 @@ def _push_into_branches(node: JsonSchema, defs: dict[str, Any], changes: Changes
         if not moving or any(_coupled_elsewhere(w, node, words) for w in moving):
             continue
         targets = [b for b, k in zip(branches, kinds, strict=True) if k == kind]
+        for branch in targets:  # `items: {}` beside the moving `items: {...}` says nothing: it gives way
+            for word in [w for w in branch if w in _VACUOUS_IF_ANY and _unconstrained(branch[w])]:
+                del branch[word]
         if any(set(moving) & set(b) or any(g & set(moving) and g & set(b) for g in _COUPLED) for b in targets):
             continue
         for branch in targets:
@@ -413,16 +420,21 @@ def _object_required(node: JsonSchema, defs: dict[str, Any], changes: Changes) -
     return node
 
 
+def _is_any_item(schema: Any) -> bool:
+    return isinstance(schema, dict) and schema.get("anyOf") == ANY_ITEM["anyOf"] and not (set(schema) - ANNOTATIONS - {"anyOf"})
+
+
 def _unconstrained(schema: Any) -> bool:
-    return schema is True or (isinstance(schema, dict) and not (set(schema) - ANNOTATIONS - {"format"}))
+    """True for a schema every instance fits: `true`, `{}`, annotations only, ANY_ITEM."""
+    return schema is True or _is_any_item(schema) or (isinstance(schema, dict) and not (set(schema) - ANNOTATIONS))
 
 
 def _any_items(node: JsonSchema, defs: dict[str, Any], changes: Changes) -> JsonSchema:
     if node.get("type") != "array" and not (isinstance(node.get("type"), list) and "array" in node["type"]):
         return node
     items = node.get("items")
-    if items is None or (_unconstrained(items) and items != ANY_ITEM):
-        notes = {k: v for k, v in items.items() if k in ("title", "description")} if isinstance(items, dict) else {}
+    if items is None or (_unconstrained(items) and not _is_any_item(items)):
+        notes = {k: v for k, v in items.items() if k in ANNOTATIONS} if isinstance(items, dict) else {}
         changes.add("items: any value")
         return {**node, "items": {**notes, **copy.deepcopy(ANY_ITEM)}}
     return node
