@@ -448,8 +448,9 @@ def _describe_map(node: JsonSchema, defs: dict[str, Any], changes: Changes) -> J
     description = node.get("description")
     if isinstance(description, str) and _MAP_NOTE in description:
         return node
-    named = "Other keys" if node.get("properties") else "Keys"
-    note = f"{named} are free; {_MAP_NOTE} {value_summary(values, defs)}."
+    named = "Other keys" if node.get("properties") or node.get("patternProperties") else "Keys"
+    keys = f"{named} are free" if "propertyNames" not in node else f"{named} follow propertyNames"
+    note = f"{keys}; {_MAP_NOTE} {value_summary(values, defs)}."
     changes.add("map value type described")
     text = f"{description.rstrip()} {note}" if isinstance(description, str) and description.strip() else note
     return {**node, "description": text}
