@@ -273,7 +273,9 @@ def _flatten_unions(node: JsonSchema, defs: dict[str, Any], changes: Changes) ->
             continue
         changes.add("nested union flattened")
         notes = {k: v for k, v in branch.items() if k in ("title", "description")}
-        flat.extend({**notes, **sub} if isinstance(sub, dict) else sub for sub in inner)
+        # the branch's title and description go to its branches (not to a `null` one: it then
+        # merges with the outer union's own, if it has one)
+        flat.extend({**notes, **sub} if isinstance(sub, dict) and sub.get("type") != "null" else sub for sub in inner)
     unique: list[Any] = []
     for branch in flat:
         if branch not in unique:
