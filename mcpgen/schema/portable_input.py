@@ -100,10 +100,14 @@ class Changes:
 def portable_input_schema(schema: JsonSchema, changes: Changes | None = None) -> JsonSchema:
     """A copy of `schema` respelt for framework converters; the same instances are accepted."""
     changes = changes if changes is not None else Changes()
-    out = inline_defs(copy.deepcopy(schema), changes)
-    found = out.get("$defs")
-    defs: dict[str, Any] = found if isinstance(found, dict) else {}
-    result: JsonSchema = _walk(out, defs, changes, 0)
+    try:
+        out = inline_defs(copy.deepcopy(schema), changes)
+        found = out.get("$defs")
+        defs: dict[str, Any] = found if isinstance(found, dict) else {}
+        result: JsonSchema = _walk(out, defs, changes, 0)
+    except RecursionError:  # nested deeper than Python's stack: served as the source made it
+        changes.counts.clear()
+        result = schema  # (not copied: a copy would recurse as deep)
     changes.bare_refs = [p for p, node in _nodes(result, "") if isinstance(node.get("$ref"), str)]
     return result
 
