@@ -38,7 +38,9 @@ from mcpgen.ir import JsonSchema
 # `anyOf` as `any_of`, one branch per type (`{"type": "null"}` becomes `nullable`). OpenAI and
 # Anthropic accept it; strict OpenAI has no "any" (an open object is refused either way).
 # `number` covers integers; the array branch says `items: {}` (OpenAI wants `items` on every
-# array; one level of "any", not an infinite one).
+# array; one level of "any", not an infinite one). Checked with google-adk 2.13's
+# `_to_gemini_schema` over google-genai 3.3: `{}` -> OBJECT; this -> any_of STRING, NUMBER,
+# BOOLEAN, OBJECT, ARRAY (of OBJECT), nullable.
 ANY_ITEM: JsonSchema = {
     "anyOf": [
         {"type": "string"},
