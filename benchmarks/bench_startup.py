@@ -175,8 +175,8 @@ def _median(samples: list[Sample]) -> float | None:
 
 
 def table(results: dict[str, dict[str, list[Sample]]], floor: Target, big: Target) -> str:
-    lines = [f"{'client':13} {'floor ms':>9} {big.label + ' ms':>10} {'min-max ms':>12} {'x floor':>7} "
-             f"{'of 5 s':>6} {'arrived':>9}"]
+    lines = [(f"{'client':13} {'floor ms':>9} {big.label + ' ms':>10} {'min-max ms':>12} {'x floor':>7} "
+              f"{'of 5 s':>6} {'arrived':>9}")]
     for client, by_target in results.items():
         low, high = by_target[floor.label], by_target[big.label]
         low_ms, high_ms = _median(low), _median(high)
