@@ -21,6 +21,9 @@ Clients, each a fresh server process per run (.pyc files warm after one warm-up 
   "Starting connection") to the first model request that carries the server's tools, an upper bound
   of the listing's end; "arrived" counts the tools in that request (none: the budget was missed).
 
+"connect ms" is the big server's spawn -> initialize answered (claude: its own "connected in"
+figure), so the rest of each time is the listing and the client's handling of it.
+
 `--load N` runs N busy-looping processes meanwhile ("while it runs the test suite"). Prints
 medians of --runs, the ratio to the floor and the share of the 5 s budget. No assertions.
 """
@@ -65,6 +68,7 @@ ONE_TOOL = {
                                 "responses": {"200": {"description": "ok", "content": {"application/json": {
                                     "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}}}}}},
 }
+CONNECTED = r'MCP server "{name}": Successfully connected \(transport: stdio\) in (?P<ms>\d+)ms'
 STARTING = re.compile(r'^(\S+) \[DEBUG\] MCP server "(?P<name>[^"]+)": Starting connection', re.MULTILINE)
 QUIET = {"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
          "DISABLE_ERROR_REPORTING": "1", "NO_COLOR": "1"}
@@ -90,6 +94,7 @@ class Target:
 class Sample:
     seconds: float | None  # None: the tools did not arrive
     tools: int  # tools the client got (for claude: the ones the model was sent)
+    connect: float | None = None  # spawn -> initialize answered (claude: its own "connected in" figure)
 
 
 def generate(spec: Path, out: Path, name: str) -> Target:
@@ -106,7 +111,7 @@ def existing(project: Path) -> Target:
 
 def measure_raw(target: Target) -> Sample:
     raw = raw_run(Server(target.label, target.command, target.env))
-    return Sample(raw.total, raw.tools)
+    return Sample(raw.total, raw.tools, raw.initialize)
 
 
 def measure_driver(client: str) -> Callable[[Target], Sample]:
@@ -114,7 +119,8 @@ def measure_driver(client: str) -> Callable[[Target], Sample]:
         report = run_client(client, [], ["--", *target.command], target.env)
         if report["listError"]:
             return Sample(None, 0)
-        return Sample((report["connectMs"] + report["listMs"]) / 1000, report["tools"] or 0)
+        return Sample((report["connectMs"] + report["listMs"]) / 1000, report["tools"] or 0,
+                      report["connectMs"] / 1000)
 
     return measure
 
@@ -141,12 +147,14 @@ def measure_claude(fake: FakeModel, work: Path) -> Callable[[Target], Sample]:
         if not spawned or not fake.arrivals:
             raise RuntimeError(f"no server start or no model request in {debug}")
         started = datetime.fromisoformat(spawned[0][1].replace("Z", "+00:00")).timestamp()
+        connected = re.search(CONNECTED.format(name=re.escape(target.label)), debug.read_text())
+        connect = int(connected["ms"]) / 1000 if connected else None
         prefix = f"mcp__{target.label}__"
         for arrived, body in fake.arrivals:
             tools = [name for name in tool_names(body) if name.startswith(prefix)]
             if tools:
-                return Sample(arrived - started, len(tools))
-        return Sample(None, 0)
+                return Sample(arrived - started, len(tools), connect)
+        return Sample(None, 0, connect)
 
     return measure
 
@@ -176,7 +184,7 @@ def _median(samples: list[Sample]) -> float | None:
 
 def table(results: dict[str, dict[str, list[Sample]]], floor: Target, big: Target) -> str:
     lines = [(f"{'client':13} {'floor ms':>9} {big.label + ' ms':>10} {'min-max ms':>12} {'x floor':>7} "
-              f"{'of 5 s':>6} {'arrived':>9}")]
+              f"{'of 5 s':>6} {'arrived':>9} {'connect ms':>10}")]
     for client, by_target in results.items():
         low, high = by_target[floor.label], by_target[big.label]
         low_ms, high_ms = _median(low), _median(high)
@@ -185,8 +193,10 @@ def table(results: dict[str, dict[str, list[Sample]]], floor: Target, big: Targe
         ratio = f"{high_ms / low_ms:.1f}" if high_ms and low_ms else "-"
         share = f"{high_ms / BUDGET:.0%}" if high_ms else "-"
         arrived = f"{min(s.tools for s in high)}/{big.tools}"
+        connects = [s.connect for s in high if s.connect is not None]
+        connect = f"{statistics.median(connects) * 1000:.0f}" if connects else "-"
         lines.append(f"{client:13} {_ms(low_ms):>9} {_ms(high_ms):>10} {spread:>12} {ratio:>7} {share:>6} "
-                     f"{arrived:>9}")
+                     f"{arrived:>9} {connect:>10}")
     return "\n".join(lines)
 
 
