@@ -3,10 +3,9 @@
     python benchmarks/bench_startup.py [--runs 5] [--load 2] [--clients raw,py-handshake,...,claude]
                                        [--spec GITHUB_JSON | --generated DIR]
 
-Claude Code's headless mode (`claude -p`) gives MCP servers a fixed budget to connect before its
-first model request (MCP_CONNECT_TIMEOUT_MS, 5 s, when it waits at all: MCP_CONNECTION_NONBLOCKING=false;
-by default it does not wait and the first request goes out without the server's tools). A server
-that lists later than that has no tools in that conversation. This measures, over stdio:
+Claude Code's headless mode (`claude -p`) gives MCP servers a budget to connect and list before its
+first model request (MCP_CONNECT_TIMEOUT_MS, 5 s by default); a server that lists later than that
+has no tools in that request. This measures, over stdio:
 
 - github: the server generated from GitHub's REST spec (1,186 tools, 3.35 MB, one page);
 - floor: a server generated from a one-operation spec, same runtime: what any start costs.
@@ -19,7 +18,10 @@ Clients, each a fresh server process per run (.pyc files warm after one warm-up 
   with MCP_CONNECTION_NONBLOCKING=false and ENABLE_TOOL_SEARCH=false, so it waits its 5 s budget and
   sends every MCP tool to the model: the time is from the server's spawn (Claude Code's debug log,
   "Starting connection") to the first model request that carries the server's tools, an upper bound
-  of the listing's end; "arrived" counts the tools in that request (none: the budget was missed).
+  of the listing's end; "arrived" counts the tools in that request (none: the budget was missed);
+- claude-defaults: the same with Claude Code's defaults, where MCP tools are deferred behind its
+  ToolSearch tool and the first request only names them (counted there); -p still waits for the
+  servers before that request (up to MCP_CONNECT_TIMEOUT_MS, as read from its code).
 
 "connect ms" is the big server's spawn -> initialize answered (claude: its own "connected in"
 figure), so the rest of each time is the listing and the client's handling of it.
@@ -60,7 +62,9 @@ from tests.npm import package_path
 GITHUB = package_path("@octokit/openapi", "generated/api.github.com.json")
 CLAUDE = package_path("@anthropic-ai/claude-code", "bin/claude.exe")
 BUDGET = 5.0  # seconds: Claude Code's MCP_CONNECT_TIMEOUT_MS default
-CLIENTS = ("raw", "py-handshake", "py-modern", "ts-v1", "ts-v2", "claude")
+CLIENTS = ("raw", "py-handshake", "py-modern", "ts-v1", "ts-v2", "claude", "claude-defaults")
+# claude: every MCP tool in the first request's `tools`, after waiting for the servers (at most 5 s)
+STRICT_WAIT = {"MCP_CONNECTION_NONBLOCKING": "false", "ENABLE_TOOL_SEARCH": "false"}
 ONE_TOOL = {
     "openapi": "3.0.3", "info": {"title": "Floor", "version": "1.0.0"},
     "servers": [{"url": "http://127.0.0.1:9"}],
@@ -125,15 +129,15 @@ def measure_driver(client: str) -> Callable[[Target], Sample]:
     return measure
 
 
-def measure_claude(fake: FakeModel, work: Path) -> Callable[[Target], Sample]:
+def measure_claude(fake: FakeModel, work: Path, defaults: bool) -> Callable[[Target], Sample]:
     def measure(target: Target) -> Sample:
         home, workspace = Path(tempfile.mkdtemp(dir=work)), Path(tempfile.mkdtemp(dir=work))
         config = {"mcpServers": {target.label: {"type": "stdio", "command": target.command[0],
                                                 "args": target.command[1:], "env": target.env}}}
         (workspace / "mcp.json").write_text(json.dumps(config))
         env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-               "ANTHROPIC_BASE_URL": fake.origin, "ANTHROPIC_API_KEY": "sk-ant-fake",
-               "MCP_CONNECTION_NONBLOCKING": "false", "ENABLE_TOOL_SEARCH": "false", **QUIET}
+               "ANTHROPIC_BASE_URL": fake.origin, "ANTHROPIC_API_KEY": "sk-ant-fake", **QUIET,
+               **({} if defaults else STRICT_WAIT)}
         fake.reset()
         debug = workspace / "debug.log"
         run = subprocess.run(
@@ -150,8 +154,12 @@ def measure_claude(fake: FakeModel, work: Path) -> Callable[[Target], Sample]:
         connected = re.search(CONNECTED.format(name=re.escape(target.label)), debug.read_text())
         connect = int(connected["ms"]) / 1000 if connected else None
         prefix = f"mcp__{target.label}__"
+        named = re.compile(re.escape(prefix) + "[A-Za-z0-9_-]+")
         for arrived, body in fake.arrivals:
-            tools = [name for name in tool_names(body) if name.startswith(prefix)]
+            if defaults:  # deferred: named in the request for its ToolSearch tool, not in `tools`
+                tools = sorted(set(named.findall(json.dumps(body))))
+            else:
+                tools = [name for name in tool_names(body) if name.startswith(prefix)]
             if tools:
                 return Sample(arrived - started, len(tools), connect)
         return Sample(None, 0, connect)
@@ -183,7 +191,7 @@ def _median(samples: list[Sample]) -> float | None:
 
 
 def table(results: dict[str, dict[str, list[Sample]]], floor: Target, big: Target) -> str:
-    lines = [(f"{'client':13} {'floor ms':>9} {big.label + ' ms':>10} {'min-max ms':>12} {'x floor':>7} "
+    lines = [(f"{'client':15} {'floor ms':>9} {big.label + ' ms':>10} {'min-max ms':>12} {'x floor':>7} "
               f"{'of 5 s':>6} {'arrived':>9} {'connect ms':>10}")]
     for client, by_target in results.items():
         low, high = by_target[floor.label], by_target[big.label]
@@ -195,7 +203,7 @@ def table(results: dict[str, dict[str, list[Sample]]], floor: Target, big: Targe
         arrived = f"{min(s.tools for s in high)}/{big.tools}"
         connects = [s.connect for s in high if s.connect is not None]
         connect = f"{statistics.median(connects) * 1000:.0f}" if connects else "-"
-        lines.append(f"{client:13} {_ms(low_ms):>9} {_ms(high_ms):>10} {spread:>12} {ratio:>7} {share:>6} "
+        lines.append(f"{client:15} {_ms(low_ms):>9} {_ms(high_ms):>10} {spread:>12} {ratio:>7} {share:>6} "
                      f"{arrived:>9} {connect:>10}")
     return "\n".join(lines)
 
@@ -210,7 +218,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write every sample here")
     args = parser.parse_args()
     clients = args.clients.split(",")
-    if "claude" in clients and not CLAUDE.exists():
+    if any(c.startswith("claude") for c in clients) and not CLAUDE.exists():
         sys.exit(f"{CLAUDE} is missing: run .ci/run (or set MCPGEN_NPM_PREFIX), or leave claude out of --clients")
     work = Path(tempfile.mkdtemp(prefix="bench-startup-"))
     spec = work / "one-tool.json"
@@ -219,7 +227,8 @@ def main() -> None:
     big = existing(args.generated) if args.generated else generate(args.spec, work / "github-mcp", "github")
     fake = FakeModel().start()
     measures: dict[str, Callable[[Target], Sample]] = {
-        client: measure_raw if client == "raw" else measure_claude(fake, work) if client == "claude"
+        client: measure_raw if client == "raw"
+        else measure_claude(fake, work, defaults=client == "claude-defaults") if client.startswith("claude")
         else measure_driver(client) for client in clients}
     results: dict[str, dict[str, list[Sample]]] = {c: {floor.label: [], big.label: []} for c in clients}
     try:
