@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -243,6 +244,7 @@ def main() -> None:
                         results[client][target.label].append(measures[client](target))
     finally:
         fake.stop()
+        shutil.rmtree(work, ignore_errors=True)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.load} busy processes (load {load:.1f} "
           f"at the start); {floor.tools} vs {big.tools} tools over stdio; medians of {args.runs} runs; "
           "spawn -> end of the full tools/list (claude: -> the model request with the tools)\n")
