@@ -8,13 +8,21 @@ tests/clients; each client (tests/clients' drivers) connects, lists every page a
 tool. Prints a table with each client's list time as a ratio to the Python handshake client's,
 and the Inspector's portability warning count (`tools/list --strict`). The 2.x TypeScript
 client compiles every output schema on the first call after listing, so its first call is
-where big servers hurt.
+where big servers hurt; the 1.x one compiles them all (ajv) on every tools/list.
+
+Then each --bare-clients client (ts-v1 by default) runs --runs times against the same server and
+against its copy with every `outputSchema` removed from tools.json (mcpgen has no option to
+leave them out; such a tool answers with text content only): list + first call with output
+schemas as a ratio to the same client's time without them, its own floor. Where that time goes
+and what other schema shapes would cost: benchmarks/ts_v1_output_schemas.mjs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -53,13 +61,23 @@ def _spec(candidates: tuple[Path, ...]) -> Path:
     sys.exit(f"spec not found in {[str(p) for p in candidates]}: run .ci/run (npm) or ../shared/corpus/fetch.sh")
 
 
-def bench(name: str, clients: list[str], work: Path, upstream: MessyUpstream) -> list[dict[str, Any]]:
-    paths, call, prefix = SPECS[name]
+def _generated(name: str, work: Path) -> tuple[Path, str]:
     out = work / f"{name}-mcp"
-    generate_openapi(_spec(paths), Options(output=out, name=f"bench-{name}", force=True))
-    package = f"bench_{name}_mcp"
+    if not out.exists():
+        paths, _, _ = SPECS[name]
+        generate_openapi(_spec(paths), Options(output=out, name=f"bench-{name}", force=True))
+    return out, f"bench_{name}_mcp"
+
+
+def _env(name: str, out: Path, upstream: MessyUpstream) -> dict[str, str]:
+    return server_env(out, **{f"BENCH_{name.upper()}_BASE_URL": upstream.origin + SPECS[name][2]})
+
+
+def bench(name: str, clients: list[str], work: Path, upstream: MessyUpstream) -> list[dict[str, Any]]:
+    _, call, _ = SPECS[name]
+    out, package = _generated(name, work)
     tools = len(json.loads((out / "src" / package / "tools.json").read_text()))
-    env = server_env(out, **{f"BENCH_{name.upper()}_BASE_URL": upstream.origin + prefix})
+    env = _env(name, out, upstream)
     rows = []
     with http_server(package, env, work / f"{name}.log") as port:
         url = f"http://127.0.0.1:{port}/mcp"
@@ -73,6 +91,53 @@ def bench(name: str, clients: list[str], work: Path, upstream: MessyUpstream) ->
         rows.append({"spec": name, "tools": tools, "client": "inspector", "portability": f"{errors} errors, "
                      f"{warnings} warnings"})
     return rows
+
+
+def without_output_schemas(out: Path, package: str, target: Path) -> int:
+    """A copy of the generated project whose tools.json has no `outputSchema`; how many it had."""
+    shutil.copytree(out, target, ignore=shutil.ignore_patterns("__pycache__"))
+    data = target / "src" / package / "tools.json"
+    entries = json.loads(data.read_text())
+    removed = sum(entry["tool"].pop("outputSchema", None) is not None for entry in entries)
+    data.write_text(json.dumps(entries))
+    return removed
+
+
+def bare_peer(name: str, clients: list[str], runs: int, work: Path, upstream: MessyUpstream) -> list[dict[str, Any]]:
+    """Each client's list + first call with and without output schemas, `runs` times interleaved."""
+    _, call, _ = SPECS[name]
+    out, package = _generated(name, work)
+    bare = work / f"{name}-bare-mcp"
+    removed = without_output_schemas(out, package, bare)
+    samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    python = str(REPO / ".ci" / "mcp1-venv" / "bin" / "python")
+    with (http_server(package, _env(name, out, upstream), work / f"{name}-full.log") as full_port,
+          http_server(package, _env(name, bare, upstream), work / f"{name}-bare.log") as bare_port):
+        for _ in range(runs):
+            for client in clients:
+                for variant, port in (("with", full_port), ("without", bare_port)):
+                    report = run_client(client, [call], [f"http://127.0.0.1:{port}/mcp"], {}, python)
+                    if report["listError"] or report["calls"][0]["error"]:
+                        raise RuntimeError(f"{client} on {name} {variant} output schemas: {report}")
+                    samples.setdefault((client, variant), []).append((report["listMs"], report["firstCallMs"]))
+    rows = []
+    for (client, variant), values in samples.items():
+        rows.append({"spec": name, "client": client, "outputSchemas": removed if variant == "with" else 0,
+                     "listMs": statistics.median(v[0] for v in values),
+                     "firstCallMs": statistics.median(v[1] for v in values),
+                     "bothMs": statistics.median(v[0] + v[1] for v in values), "runs": len(values)})
+    return rows
+
+
+def bare_table(rows: list[dict[str, Any]]) -> str:
+    floor = {(r["spec"], r["client"]): r["bothMs"] for r in rows if r["outputSchemas"] == 0}
+    lines = [(f"{'spec':8} {'client':8} {'output schemas':>14} {'list ms':>8} {'1st call ms':>11} "
+              f"{'list+1st ms':>11} {'x no schemas':>12}")]
+    for r in rows:
+        ratio = r["bothMs"] / floor[r["spec"], r["client"]]
+        lines.append(f"{r['spec']:8} {r['client']:8} {r['outputSchemas']:>14} {r['listMs']:>8.0f} "
+                     f"{r['firstCallMs']:>11.0f} {r['bothMs']:>11.0f} {ratio:>12.2f}")
+    return "\n".join(lines)
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -94,6 +159,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spec", action="append", choices=sorted(SPECS), help=f"default: {', '.join(DEFAULT_SPECS)}")
     parser.add_argument("--clients", default=",".join(DEFAULT_CLIENTS), help=f"from {', '.join(CLIENTS)}")
+    parser.add_argument("--bare-clients", default="ts-v1",
+                        help="clients also timed without output schemas (comma-separated; empty: none)")
+    parser.add_argument("--bare-specs", default="github", help="specs of that comparison (comma-separated)")
+    parser.add_argument("--runs", type=int, default=5, help="runs of that comparison (medians)")
+    parser.add_argument("--skip-matrix", action="store_true", help="only the comparison without output schemas")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args()
     missing = [str(p) for p in TS_PACKAGES if not p.exists()]
@@ -101,15 +171,25 @@ def main() -> None:
         sys.exit(f"missing npm packages {missing}: run .ci/run or the client matrix tests once")
     upstream = MessyUpstream().start()
     rows: list[dict[str, Any]] = []
+    bare: list[dict[str, Any]] = []
+    bare_clients = [c for c in args.bare_clients.split(",") if c]
     try:
         with tempfile.TemporaryDirectory(prefix="bench-clients-") as work:
-            for name in args.spec or DEFAULT_SPECS:
-                rows += bench(name, args.clients.split(","), Path(work), upstream)
+            if not args.skip_matrix:
+                for name in args.spec or DEFAULT_SPECS:
+                    rows += bench(name, args.clients.split(","), Path(work), upstream)
+            for name in (s for s in args.bare_specs.split(",") if s and bare_clients):
+                bare += bare_peer(name, bare_clients, args.runs, Path(work), upstream)
     finally:
         upstream.stop()
-    print(table(rows))
+    if rows:
+        print(table(rows))
+    if bare:
+        print(f"\nlist + first call with output schemas and without (same tools, tools.json copy stripped); "
+              f"medians of {args.runs} runs\n")
+        print(bare_table(bare))
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+        args.json.write_text(json.dumps({"matrix": rows, "withoutOutputSchemas": bare}, indent=1))
 
 
 if __name__ == "__main__":
