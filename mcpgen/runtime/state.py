@@ -2,10 +2,11 @@
 """The mutable state of the server this process serves, in one object.
 
 What the runtime learns while serving (rate-limit buckets, an upstream's Retry-After, the
-confirmations used, the Redis connection and its outage, the handshake-era subscriptions,
-whether the process is the server's own) lives here rather than in module globals, so it is dropped with the project it belongs to when another is installed
-(tests do), and one place shows all of it. Derived, read-only data (the registry, the tool table, validators)
-is cached where it is made instead.
+confirmations used, the Redis connection and its outage, the subscriptions, whether the
+process is the server's own) lives here rather than in module globals, so it is dropped with
+the project it belongs to when another is installed (tests do), and one place shows all of
+it. Derived, read-only data (the registry, the tool table, validators) is cached where it is
+made instead.
 """
 
 from __future__ import annotations
