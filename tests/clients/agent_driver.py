@@ -58,6 +58,19 @@ def _text(result: Any) -> str:
     return json.dumps(result, default=str)[:500]
 
 
+def _strict_error(tool: Any) -> str:
+    """Why openai-agents fell back to non-strict: what `ensure_strict_json_schema` raised."""
+    from agents.strict_schema import ensure_strict_json_schema
+
+    schema = copy.deepcopy(tool.input_schema)
+    schema.setdefault("properties", {})
+    try:
+        ensure_strict_json_schema(schema, _reject_open_objects=True)
+    except Exception as error:  # noqa: BLE001
+        return f"{type(error).__name__}: {str(error)[:200]}"
+    return "(no error on a second try)"
+
+
 async def openai_agents(command: list[str], call: dict[str, Any]) -> dict[str, Any]:
     from agents.mcp import MCPServerStdio, MCPUtil
     from agents.tool_context import ToolContext
@@ -72,6 +85,8 @@ async def openai_agents(command: list[str], call: dict[str, Any]) -> dict[str, A
                 try:
                     function = MCPUtil.to_function_tool(tool, server, strict)
                     paths[path][tool.name] = _entry(function.params_json_schema, strict=function.strict_json_schema)
+                    if strict and not function.strict_json_schema:
+                        paths[path][tool.name]["strict_error"] = _strict_error(tool)
                     made.setdefault(tool.name, function)
                 except Exception as error:  # noqa: BLE001 - reported per tool
                     paths[path][tool.name] = _failed(error)

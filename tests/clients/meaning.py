@@ -68,6 +68,48 @@ def as_json_schema(entry: dict[str, Any]) -> Any:
     return gemini_to_json_schema(entry["schema"]) if entry.get("kind") == "gemini" else entry["schema"]
 
 
+# -- what a target format cannot say, by its own rules -------------------------------------------
+# A converter that follows its format's documented limits changes meaning in known ways; the
+# original is respelt with those limits first, so what remains is loss beyond them. The test
+# counts the tools each limit touches (known, with the reason) apart from the rest.
+
+
+def _each_object(node: Any, change: Any, depth: int = 0) -> Any:
+    """`node` with `change` applied to every schema object in it, children first."""
+    if isinstance(node, list):
+        return [_each_object(item, change, depth + 1) for item in node]
+    if not isinstance(node, dict) or depth > 400:
+        return node
+    out = {}
+    for key, value in node.items():
+        if key in ("properties", "patternProperties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: _each_object(sub, change, depth + 1) for name, sub in value.items()}
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems", "items", "additionalProperties", "not"):
+            out[key] = _each_object(value, change, depth + 1)
+        else:
+            out[key] = value
+    return change(out)
+
+
+def open_objects(schema: Any) -> Any:
+    """Gemini's `Schema` has no `additionalProperties`: every object takes any other key, of any value."""
+    return _each_object(schema, lambda n: {k: v for k, v in n.items() if k not in ("additionalProperties",
+                                                                                    "unevaluatedProperties")})
+
+
+def strict_objects(schema: Any) -> Any:
+    """OpenAI strict mode: every object lists every property as required and takes no other key."""
+    def change(node: dict[str, Any]) -> dict[str, Any]:
+        if node.get("type") != "object" and "properties" not in node:
+            return node
+        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        out = {**node, "required": list(props)}
+        if not isinstance(out.get("additionalProperties"), dict):
+            out["additionalProperties"] = False
+        return out
+    return _each_object(schema, change)
+
+
 # -- instances ---------------------------------------------------------------------------------
 
 
