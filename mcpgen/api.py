@@ -37,6 +37,7 @@ from mcpgen.rendering.render import render_typed, render_untyped, render_user_fi
 from mcpgen.transforms import resources
 from mcpgen.transforms.icons import apply_icons
 from mcpgen.transforms.overrides import apply_confirm, apply_overrides
+from mcpgen.transforms.portable import apply_portable_inputs
 from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, format_files, write_tree
 
@@ -272,6 +273,10 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
 Pass = Callable[[Project, Options, Diagnostics], Project]
 
 
+def make_inputs_portable(project: Project, options: Options, notes: Diagnostics) -> Project:
+    return apply_portable_inputs(project, notes)
+
+
 def apply_tool_overrides(project: Project, options: Options, notes: Diagnostics) -> Project:
     return apply_overrides(project, options.overrides, notes)
 
@@ -357,6 +362,7 @@ def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
 
 
 PASSES: tuple[Pass, ...] = (
+    make_inputs_portable,  # first: every later pass, the profiles and the server's validation read the portable schema
     apply_icons,  # before the overrides: a tool's own icons replace its tag's
     apply_tool_overrides,
     decide_confirmations,  # after the overrides: their confirm and annotations win

@@ -354,14 +354,18 @@ async def test_input_schema_types_defaults_and_constraints(inv: Conn) -> None:
     assert props["sku"]["pattern"] == r"^[A-Z]{3}-\d{4}$"
     assert props["name"]["minLength"] == 1 and props["name"]["maxLength"] == 80
     assert props["quantity"]["minimum"] == 0 and props["quantity"]["default"] == 0
-    assert add["$defs"]["Category"]["enum"] == ["tools", "parts", "supplies"]  # Enum
-    assert props["category"]["$ref"] == "#/$defs/Category"
+    # pydantic's $defs, inlined (none is recursive): frameworks' strict converters refuse a bare $ref
+    assert "$defs" not in add
+    assert props["category"]["enum"] == ["tools", "parts", "supplies"]  # Enum
+    assert props["category"]["description"] == "What kind of item this is."
     assert {"type": "null"} in props["tags"]["anyOf"]  # X | None
-    assert add["$defs"]["Location"]["required"] == ["warehouse"]  # dataclass
-    assert add["$defs"]["Dimensions"]["required"] == ["width", "height", "depth"]  # TypedDict
+    location = next(s for s in props["location"]["anyOf"] if s.get("type") == "object")
+    assert location["required"] == ["warehouse"]  # dataclass
+    dimensions = next(s for s in props["dimensions"]["anyOf"] if s.get("type") == "object")
+    assert dimensions["required"] == ["width", "height", "depth"]  # TypedDict
 
     find = inv.tools["find_items"].input_schema
-    assert "required" not in find  # every parameter has a default
+    assert find["required"] == []  # every parameter has a default
     assert find["properties"]["sort"]["enum"] == ["name", "quantity", "updated"]  # Literal
     assert find["properties"]["tags"]["uniqueItems"] is True  # frozenset
     assert find["properties"]["limit"]["minimum"] == 1 and find["properties"]["limit"]["maximum"] == 100
@@ -582,7 +586,7 @@ async def test_module_target_tools(shifts: Conn) -> None:
     assert list(shifts.tools) == ["shift_name", "hold", "release", "loop_thread", "close_board"]
     schema = shifts.tools["shift_name"].input_schema
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["$defs"]["Shift"]["enum"] == [1, 2]
+    assert schema["properties"]["shift"]["enum"] == [1, 2]  # its $defs entry, inlined
     assert schema["properties"]["shift"]["description"] == "Which shift."
 
 
