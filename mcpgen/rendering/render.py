@@ -707,7 +707,7 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
                 "A tools/list whose JSON is at most this size is one page (clients that read only "
                 "the first page see every tool); 0 = always paged"
             ),
-            "4MB",
+            "8MB",
         ),
         (f"{p}_PAGE_SIZE", "Tools per tools/list page, past that budget", str(project.page_size)),
         (f"{p}_READ_ONLY", "1 = list and run only tools annotated readOnlyHint", "0"),
