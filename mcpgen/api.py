@@ -34,9 +34,9 @@ from mcpgen.project.project_file import (
 )
 from mcpgen.project.sync import Plan, apply, plan
 from mcpgen.rendering.render import render_typed, render_untyped, render_user_files, runtime_files, wire_tool
-from mcpgen.schema.output import count_subschemas, with_content_id
 from mcpgen.transforms import resources
 from mcpgen.transforms.icons import apply_icons
+from mcpgen.transforms.output_schemas import apply_output_schemas
 from mcpgen.transforms.overrides import apply_confirm, apply_overrides
 from mcpgen.transforms.portable import apply_portable_inputs
 from mcpgen.transforms.prompts import apply_prompts
@@ -307,34 +307,8 @@ def derive_resources(project: Project, options: Options, notes: Diagnostics) -> 
     return project
 
 
-# Past this many subschemas in a server's distinct output schemas, a TypeScript SDK 1.x client
-# spends longer compiling them on each tools/list than listing (GitHub's 903: 7x the list and
-# first call without them; benchmarks/bench_clients.py).
-_COSTLY_OUTPUT_SUBSCHEMAS = 2_000
-
-
 def choose_output_schemas(project: Project, options: Options, notes: Diagnostics) -> Project:
-    """`--output-schemas object`: one `{"type": "object"}` for every tool that has a shape;
-    "shaped" ones that cost a TypeScript client more than the listing are noted."""
-    if options.output_schemas != "object":
-        shapes = {json.dumps(t.output_schema, sort_keys=True): t.output_schema for t in project.tools if t.output_schema}
-        subschemas = sum(count_subschemas(shape) for shape in shapes.values())
-        if subschemas > _COSTLY_OUTPUT_SUBSCHEMAS:
-            notes.items.append(Diagnostic(
-                Level.INFO,
-                f"{len(shapes)} distinct output schemas of {subschemas:,} subschemas: TypeScript SDK 1.x clients "
-                "(Claude Code, Claude Desktop, Cursor) compile them on every tools/list",
-                project.source_file,
-                hint='--output-schemas object (or output_schemas = "object" in mcpgen.toml) serves '
-                '{"type": "object"} for every tool, compiled once',
-            ))
-        return project
-    plain = with_content_id({"type": "object"})
-    tools = [
-        dataclasses.replace(tool, output_schema=plain) if tool.output_schema is not None else tool
-        for tool in project.tools
-    ]
-    return dataclasses.replace(project, tools=tuple(tools))
+    return apply_output_schemas(project, options.output_schemas, notes)
 
 
 def apply_client_profile(project: Project, options: Options, notes: Diagnostics) -> Project:

@@ -301,6 +301,20 @@ async def test_object_output_schemas_keep_the_results(era: str, tmp_path: Path, 
         assert not pet.is_error and pet.structured_content == canned.PET_1
 
 
+@pytest.mark.parametrize("client", ["ts-v1", "ts-v2"])
+def test_object_output_schemas_in_typescript_clients(client: str, tmp_path: Path, upstream: Upstream) -> None:
+    """The TypeScript clients (ajv over `structuredContent`) list the plain schemas and accept the result."""
+    from tests.clients.harness import run_client, stdio_target
+
+    out = tmp_path / "petstore-mcp"
+    generate_openapi(PETSTORE, Options(output=out, force=True, output_schemas="object"))
+    call = {"name": "getPetById", "arguments": {"petId": 1}}
+    report = run_client(client, [call], stdio_target(PACKAGE), shared_env(out, upstream))
+    assert report["listError"] is None, report
+    (entry,) = report["calls"]
+    assert entry["error"] is None and entry["isError"] is False, entry
+
+
 def many_operations(tmp_path: Path, count: int) -> Path:
     paths = {
         f"/things{i}": {"get": {"operationId": f"getThing{i}", "summary": f"Thing {i}", "responses": {"204": {"description": "ok"}}}}
