@@ -10,7 +10,8 @@ and the Inspector's portability warning count (`tools/list --strict`). The 2.x T
 client compiles every output schema on the first call after listing, so its first call is
 where big servers hurt; the 1.x one compiles them all (ajv) on every tools/list.
 
-Then each --bare-clients client (ts-v1 by default) runs --runs times against the same server and
+Then each --bare-clients client (ts-v1 by default) runs --runs times against the same server, its
+`--output-schemas object` twin (every outputSchema `{"type": "object"}`, compiled once) and
 against its copy with every `outputSchema` removed from tools.json (mcpgen has no option to
 leave them out; such a tool answers with text content only): list + first call with output
 schemas as a ratio to the same client's time without them, its own floor. Where that time goes
@@ -61,11 +62,12 @@ def _spec(candidates: tuple[Path, ...]) -> Path:
     sys.exit(f"spec not found in {[str(p) for p in candidates]}: run .ci/run (npm) or ../shared/corpus/fetch.sh")
 
 
-def _generated(name: str, work: Path) -> tuple[Path, str]:
-    out = work / f"{name}-mcp"
+def _generated(name: str, work: Path, output_schemas: str = "shaped") -> tuple[Path, str]:
+    out = work / (f"{name}-mcp" if output_schemas == "shaped" else f"{name}-{output_schemas}-mcp")
     if not out.exists():
         paths, _, _ = SPECS[name]
-        generate_openapi(_spec(paths), Options(output=out, name=f"bench-{name}", force=True))
+        options = Options(output=out, name=f"bench-{name}", force=True, output_schemas=output_schemas)
+        generate_openapi(_spec(paths), options)
     return out, f"bench_{name}_mcp"
 
 
@@ -104,25 +106,29 @@ def without_output_schemas(out: Path, package: str, target: Path) -> int:
 
 
 def bare_peer(name: str, clients: list[str], runs: int, work: Path, upstream: MessyUpstream) -> list[dict[str, Any]]:
-    """Each client's list + first call with and without output schemas, `runs` times interleaved."""
+    """Each client's list + first call with output schemas (shaped, and `--output-schemas object`)
+    and without, `runs` times interleaved."""
     _, call, _ = SPECS[name]
     out, package = _generated(name, work)
+    plain, _ = _generated(name, work, "object")
     bare = work / f"{name}-bare-mcp"
     removed = without_output_schemas(out, package, bare)
     samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
     python = str(REPO / ".ci" / "mcp1-venv" / "bin" / "python")
     with (http_server(package, _env(name, out, upstream), work / f"{name}-full.log") as full_port,
+          http_server(package, _env(name, plain, upstream), work / f"{name}-object.log") as object_port,
           http_server(package, _env(name, bare, upstream), work / f"{name}-bare.log") as bare_port):
         for _ in range(runs):
             for client in clients:
-                for variant, port in (("with", full_port), ("without", bare_port)):
+                for variant, port in (("shaped", full_port), ("object", object_port), ("none", bare_port)):
                     report = run_client(client, [call], [f"http://127.0.0.1:{port}/mcp"], {}, python)
                     if report["listError"] or report["calls"][0]["error"]:
                         raise RuntimeError(f"{client} on {name} {variant} output schemas: {report}")
                     samples.setdefault((client, variant), []).append((report["listMs"], report["firstCallMs"]))
     rows = []
     for (client, variant), values in samples.items():
-        rows.append({"spec": name, "client": client, "outputSchemas": removed if variant == "with" else 0,
+        rows.append({"spec": name, "client": client, "variant": variant,
+                     "outputSchemas": removed if variant != "none" else 0,
                      "listMs": statistics.median(v[0] for v in values),
                      "firstCallMs": statistics.median(v[1] for v in values),
                      "bothMs": statistics.median(v[0] + v[1] for v in values), "runs": len(values)})
@@ -130,12 +136,12 @@ def bare_peer(name: str, clients: list[str], runs: int, work: Path, upstream: Me
 
 
 def bare_table(rows: list[dict[str, Any]]) -> str:
-    floor = {(r["spec"], r["client"]): r["bothMs"] for r in rows if r["outputSchemas"] == 0}
-    lines = [(f"{'spec':8} {'client':8} {'output schemas':>14} {'list ms':>8} {'1st call ms':>11} "
+    floor = {(r["spec"], r["client"]): r["bothMs"] for r in rows if r["variant"] == "none"}
+    lines = [(f"{'spec':8} {'client':8} {'schemas':7} {'output schemas':>14} {'list ms':>8} {'1st call ms':>11} "
               f"{'list+1st ms':>11} {'x no schemas':>12}")]
     for r in rows:
         ratio = r["bothMs"] / floor[r["spec"], r["client"]]
-        lines.append(f"{r['spec']:8} {r['client']:8} {r['outputSchemas']:>14} {r['listMs']:>8.0f} "
+        lines.append(f"{r['spec']:8} {r['client']:8} {r['variant']:7} {r['outputSchemas']:>14} {r['listMs']:>8.0f} "
                      f"{r['firstCallMs']:>11.0f} {r['bothMs']:>11.0f} {ratio:>12.2f}")
     return "\n".join(lines)
 

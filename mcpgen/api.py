@@ -36,6 +36,7 @@ from mcpgen.project.sync import Plan, apply, plan
 from mcpgen.rendering.render import render_typed, render_untyped, render_user_files, runtime_files, wire_tool
 from mcpgen.transforms import resources
 from mcpgen.transforms.icons import apply_icons
+from mcpgen.transforms.output_schemas import apply_output_schemas
 from mcpgen.transforms.overrides import apply_confirm, apply_overrides
 from mcpgen.transforms.portable import apply_portable_inputs
 from mcpgen.transforms.prompts import apply_prompts
@@ -306,6 +307,10 @@ def derive_resources(project: Project, options: Options, notes: Diagnostics) -> 
     return project
 
 
+def choose_output_schemas(project: Project, options: Options, notes: Diagnostics) -> Project:
+    return apply_output_schemas(project, options.output_schemas, notes)
+
+
 def apply_client_profile(project: Project, options: Options, notes: Diagnostics) -> Project:
     from mcpgen.clients import profiles
 
@@ -370,6 +375,7 @@ PASSES: tuple[Pass, ...] = (
     bind_resources,
     add_prompts,
     derive_resources,
+    choose_output_schemas,
     apply_client_profile,
     set_surface,
 )

@@ -37,12 +37,17 @@ DEFAULT_MIME_TYPE = "text/plain"  # of a prompt's embedded resource
 ToolMode = Literal["static", "dynamic"]
 DEFAULT_TOOL_MODE: ToolMode = "static"
 ClientProfile = Literal["claude", "openai", "gemini", "cursor", "vscode"]  # = mcpgen.clients.lint.CLIENTS
+# "shaped": each tool's result shape (bounded, see schema/output.py); "object": `{"type": "object"}`
+# for every tool, which the TypeScript SDK 1.x compiles once instead of once per shape on each list.
+OutputSchemas = Literal["shaped", "object"]
+DEFAULT_OUTPUT_SCHEMAS: OutputSchemas = "shaped"
 HttpMethod = Literal["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]
 RouteAction = Literal["tool", "resource", "resource_template", "exclude"]
 Role = Literal["user", "assistant"]
 SourceKind = Literal["openapi", "python"]
 
 TOOL_MODES: tuple[str, ...] = get_args(ToolMode)
+OUTPUT_SCHEMAS: tuple[str, ...] = get_args(OutputSchemas)
 CLIENT_PROFILES: tuple[str, ...] = get_args(ClientProfile)
 HTTP_METHODS: tuple[str, ...] = get_args(HttpMethod)
 ROUTE_ACTIONS: tuple[str, ...] = get_args(RouteAction)
@@ -289,6 +294,7 @@ class Options(_Model):
     max_response_chars: Annotated[
         int, _expect(f"an integer of at least {MIN_MAX_RESPONSE_CHARS}", ge=MIN_MAX_RESPONSE_CHARS)
     ] = DEFAULT_MAX_RESPONSE_CHARS
+    output_schemas: Annotated[OutputSchemas, _expect('"shaped" or "object"')] = DEFAULT_OUTPUT_SCHEMAS
     # advertise schemas every tool of this client accepts (mcpgen.clients.lint); "" means none
     client_profile: Annotated[
         ClientProfile | None, _expect(" or ".join(f'"{c}"' for c in CLIENT_PROFILES))
@@ -459,14 +465,17 @@ def _field_model(model: type[BaseModel], loc: tuple[str | int, ...]) -> type[Bas
 __all__ = [
     "CLIENT_PROFILES",
     "DEFAULT_MAX_RESPONSE_CHARS",
+    "DEFAULT_OUTPUT_SCHEMAS",
     "DEFAULT_PAGE_SIZE",
     "DEFAULT_TOOL_MODE",
     "HTTP_METHODS",
     "MIN_MAX_RESPONSE_CHARS",
+    "OUTPUT_SCHEMAS",
     "ClientProfile",
     "IconSpec",
     "OperationFilter",
     "Options",
+    "OutputSchemas",
     "Problem",
     "PromptArgumentSpec",
     "PromptMessageSpec",

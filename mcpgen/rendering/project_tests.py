@@ -63,8 +63,9 @@ def _canned_response(tool: Tool) -> dict[str, Any] | None:
         raise ValueError(f"{tool.name}: a canned upstream response needs an HTTP tool")
     kind = tool.route.response_kind
     if tool.output_schema is not None:
-        # A wrapped result of any value (`{}`, or a ref left unresolved) has no `result` property.
-        schema = tool.output_schema["properties"].get("result", {}) if tool.wraps_result else tool.output_schema
+        # A wrapped result of any value (`{}`, a ref left unresolved, `--output-schemas object`)
+        # has no `result` property.
+        schema = tool.output_schema.get("properties", {}).get("result", {}) if tool.wraps_result else tool.output_schema
         try:
             value = minimal_instance(schema, root=tool.output_schema)
         except Unsynthesisable:

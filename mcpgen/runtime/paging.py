@@ -26,7 +26,7 @@ from typing import TypeVar
 T = TypeVar("T")
 PAGES_TARGET = 48  # below the clients' 64, with room for custom tools
 MAX_PAGE_BYTES = 2_000_000
-ONE_PAGE_BYTES = 8_000_000  # default budget of a list served whole (GitHub 3.35 MB, Stripe 4.8 MB); 0: paged
+ONE_PAGE_BYTES = 8_000_000  # a list served whole (GitHub 3.35 MB, Stripe 4.8 MB); 0: paged
 
 
 def digest(keys: Sequence[str]) -> str:

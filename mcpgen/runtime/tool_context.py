@@ -180,7 +180,9 @@ class _Session:
                 level,
                 redact.clean_value(data),
                 logger=logger,
-                related_request_id=related_request_id,
+                related_request_id=(
+                    related_request_id if related_request_id is not None else self._ctx.request_id
+                ),
             )
 
     async def elicit_form(
@@ -241,7 +243,12 @@ class _Session:
             if answer is None:
                 raise InputRequired(key, input_request)
             return result_type.model_validate(answer)
-        metadata = ServerMessageMetadata(related_request_id=related)
+        # Unnamed, the request belongs to this call: it goes out on the call's own response
+        # stream. The SDK would send it on the standalone GET stream, which a client opens
+        # after initialize and may not have yet: the request was lost and the call hung.
+        metadata = ServerMessageMetadata(
+            related_request_id=related if related is not None else self._ctx.request_id
+        )
         return await self._session.send_request(input_request, result_type, metadata=metadata)
 
 

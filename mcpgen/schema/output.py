@@ -245,6 +245,11 @@ def _spell_type_union(out: JsonSchema, unions: list[list[JsonSchema]]) -> None:
             out["type"] = kinds[0]
 
 
+def count_subschemas(schema: JsonSchema) -> int:
+    """Subschemas (JSON objects) in `schema`, `$defs` included: what a validator compiles."""
+    return _count(schema)
+
+
 def _count(node: Any) -> int:
     """Subschemas (JSON objects) in a schema, `$defs` included."""
     if isinstance(node, dict):

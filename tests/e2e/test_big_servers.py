@@ -280,6 +280,41 @@ async def test_gemini_profile_advertises_simple_schemas_but_validates_full_ones(
         assert not fine.is_error and fine.structured_content == canned.PET_1
 
 
+@pytest.mark.parametrize("era", ERAS)
+async def test_object_output_schemas_keep_the_results(era: str, tmp_path: Path, upstream: Upstream) -> None:
+    """`--output-schemas object`: one plain schema for every tool (one compile in a TypeScript
+    client), and the same structuredContent as with the shaped ones."""
+    out = tmp_path / "petstore-mcp"
+    generate_openapi(PETSTORE, Options(output=out, force=True, output_schemas="object"))
+    assert 'output_schemas = "object"' in (out / "mcpgen.toml").read_text()
+    async with connect(PACKAGE, era, shared_env(out, upstream)) as session:
+        tools = []
+        cursor = None
+        while True:
+            page = await list_page(session, cursor)
+            tools += page.tools
+            if (cursor := page.next_cursor) is None:
+                break
+        shapes = {json.dumps(t.output_schema, sort_keys=True) for t in tools if t.output_schema is not None}
+        assert len(shapes) == 1 and json.loads(shapes.pop())["type"] == "object"
+        pet = await session.call_tool("getPetById", {"petId": 1})
+        assert not pet.is_error and pet.structured_content == canned.PET_1
+
+
+@pytest.mark.parametrize("client", ["ts-v1", "ts-v2"])
+def test_object_output_schemas_in_typescript_clients(client: str, tmp_path: Path, upstream: Upstream) -> None:
+    """The TypeScript clients (ajv over `structuredContent`) list the plain schemas and accept the result."""
+    from tests.clients.harness import run_client, stdio_target
+
+    out = tmp_path / "petstore-mcp"
+    generate_openapi(PETSTORE, Options(output=out, force=True, output_schemas="object"))
+    call = {"name": "getPetById", "arguments": {"petId": 1}}
+    report = run_client(client, [call], stdio_target(PACKAGE), shared_env(out, upstream))
+    assert report["listError"] is None, report
+    (entry,) = report["calls"]
+    assert entry["error"] is None and entry["isError"] is False, entry
+
+
 def many_operations(tmp_path: Path, count: int) -> Path:
     paths = {
         f"/things{i}": {"get": {"operationId": f"getThing{i}", "summary": f"Thing {i}", "responses": {"204": {"description": "ok"}}}}

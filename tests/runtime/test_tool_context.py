@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import pytest
 from mcp import Client, MCPError, types
@@ -244,3 +244,46 @@ def test_settings(served: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "CTX_HTTP_RESPONSE='xml': expected sse" in str(bad.value)
     assert "CTX_REQUEST_STATE_KEY: expected comma-separated keys of at least 32 characters" in str(bad.value)
     assert "short" not in str(bad.value)
+
+
+class _Recording:
+    """The SDK session's side of a 2025-11-25 request: records what `_Session` sends."""
+
+    can_send_request = True
+    client_capabilities = types.ClientCapabilities(
+        sampling=types.SamplingCapability(), elicitation=types.ElicitationCapability()
+    )
+
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    async def send_request(self, request: Any, result_type: Any, metadata: Any = None) -> Any:
+        self.sent.append(metadata.related_request_id)
+        return result_type.model_validate(
+            {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}
+            if result_type is types.CreateMessageResult else {"action": "decline"}
+        )
+
+    async def send_log_message(self, level: str, data: Any, logger: Any = None, related_request_id: Any = None) -> None:
+        self.sent.append(related_request_id)
+
+
+async def test_requests_and_logs_go_on_the_calls_own_stream(served: Project) -> None:
+    """User code that names no related request (`ctx.session.create_message(...)`, as MCPServer
+    users write it) still sends on the call's stream: on the standalone GET stream, which the
+    client may not have opened yet, the conformance suite's sampling call hung in 2 of 15 runs."""
+    from mcp.server.context import ServerRequestContext
+
+    from mcpgen.runtime import tool_context
+
+    recording = _Recording()
+    ctx = ServerRequestContext(
+        session=cast(Any, recording), lifespan_context=None, protocol_version="2025-11-25", method="tools/call", request_id=7
+    )
+    session = tool_context.session(ctx, cast(Any, None))
+    message = types.SamplingMessage(role="user", content=types.TextContent(type="text", text="q"))
+    await session.create_message([message], max_tokens=5)
+    await session.elicit_form("m", {"type": "object", "properties": {}})
+    await session.send_log_message("error", "x")
+    await session.create_message([message], max_tokens=5, related_request_id=9)  # a named one is kept
+    assert recording.sent == [7, 7, 7, 9]
