@@ -50,25 +50,50 @@ def generate(server: str, out: Path) -> tuple[Path, str]:
     return out, name.replace("-", "_") + "_mcp"
 
 
+# pydantic-ai 2.68's OpenAI strict rules (pydantic_ai/profiles/openai.py: `_STRICT_INCOMPATIBLE_KEYS`,
+# `_STRICT_COMPATIBLE_STRING_FORMATS`, `OpenAIJsonSchemaTransformer.transform`), in the order it applies them.
+_INCOMPATIBLE_KEYS = ("minLength", "maxLength", "patternProperties", "unevaluatedProperties", "propertyNames",
+                      "minProperties", "maxProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
+                      "uniqueItems")
+_STRICT_FORMATS = ("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid")
+_LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
+
+
 def obstacle(schema: Any, depth: int = 0) -> str | None:
-    """The first OpenAI strict rule `schema` breaks as served (a heuristic: pydantic-ai gives no reason)."""
+    """The first OpenAI strict rule `schema` breaks as served (pydantic-ai gives no reason, so its rules are
+    applied here in its order: the bench's classification, not pydantic-ai's own words)."""
     if not isinstance(schema, dict) or depth > 40:
         return None
+    if "default" in schema:
+        return "a default value (`default` is not allowed in strict mode)"
     if isinstance(schema.get("$ref"), str) and len(schema) == 1:
         return "a $ref (recursive definition)"
-    if schema.get("type") == "object" or "properties" in schema:
+    for key in _INCOMPATIBLE_KEYS:
+        if key in schema:
+            return f"`{key}`"
+    if isinstance(schema.get("format"), str) and schema["format"] not in _STRICT_FORMATS:
+        return "a string format strict mode lacks"
+    if isinstance(schema.get("pattern"), str) and any(t in schema["pattern"] for t in _LOOKAROUND):
+        return "a pattern with a lookaround"
+    if "oneOf" in schema:
+        return "`oneOf`"
+    if schema.get("type") == "object":
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict) and extra:
             return "a map (additionalProperties: a schema)"
-        if not schema.get("properties") and extra is not False:
-            return "an open object (no properties)"
-    if schema == {} or schema is True:
-        return "an unconstrained value ({})"
-    for key in ("oneOf", "allOf", "not", "if", "patternProperties", "dependentSchemas"):
-        if key in schema:
-            return f"`{key}`"
+        if extra not in (None, False):
+            return "an open object (additionalProperties: true)"
+        if "required" not in schema:
+            return "an object without a `required` list"
+        if any(name not in schema["required"] for name in schema.get("properties") or {}):
+            return "an optional property (strict requires every property)"
+    if schema.get("type") == "array":
+        items = schema.get("items")
+        if not (isinstance(items, dict) and any(k in items for k in ("type", "$ref", "anyOf", "enum", "const"))) \
+                and not schema.get("prefixItems"):
+            return "an array without typed items"
     children: list[Any] = [*(schema.get("properties") or {}).values(), *(schema.get("anyOf") or []),
-                           *(schema.get("$defs") or {}).values()]
+                           *(schema.get("allOf") or []), *(schema.get("$defs") or {}).values()]
     if isinstance(schema.get("items"), dict):
         children.append(schema["items"])
     for child in children:

