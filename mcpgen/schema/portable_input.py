@@ -379,8 +379,12 @@ def _push_into_branches(node: JsonSchema, defs: dict[str, Any], changes: Changes
                 del branch[word]
         if any(set(moving) & set(b) or any(g & set(moving) and g & set(b) for g in _COUPLED) for b in targets):
             continue
-        for branch in targets:
-            branch.update({w: copy.deepcopy(node[w]) for w in moving})
+        for index, branch in enumerate(branches):
+            if any(branch is target for target in targets):
+                branch.update({w: copy.deepcopy(node[w]) for w in moving})
+                # the branch was walked before it got these keywords: its own steps again
+                for step in _BRANCH_STEPS:
+                    branches[index] = branch = step(branch, defs, changes)
         for w in moving:
             del node[w]
         changes.add("keyword moved into its branch")
@@ -485,8 +489,9 @@ def value_summary(schema: Any, defs: dict[str, Any], depth: int = 0) -> str:
 
 
 _Step = Callable[[JsonSchema, dict[str, Any], Changes], JsonSchema]
-_STEPS: tuple[_Step, ...] = (_flatten_unions, _push_into_branches, _flatten_unions, _object_required, _any_items,
-                             _describe_map)
+# The steps that read one schema object's own keywords; rerun on a branch that keywords moved into.
+_BRANCH_STEPS: tuple[_Step, ...] = (_object_required, _any_items, _describe_map)
+_STEPS: tuple[_Step, ...] = (_flatten_unions, _push_into_branches, _flatten_unions, *_BRANCH_STEPS)
 
 
 def _nodes(node: Any, pointer: str) -> Iterator[tuple[str, JsonSchema]]:

@@ -20,6 +20,7 @@ from ..local_http import Handler, LocalServer, Recorded
 
 PETSTORE_PREFIX = "/api/v3"
 GITHUB_PREFIX = "/github"
+STRIPE_PREFIX = "/stripe"
 
 
 def nested(depth: int) -> dict[str, Any]:
@@ -150,6 +151,16 @@ def _github(method: str, parts: list[str]) -> tuple[int, Any]:
     return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404"}
 
 
+# -- Stripe (the agents matrix: tests/clients/test_agents.py) ---------------------------------------
+
+
+def _stripe(method: str, parts: list[str]) -> tuple[int, Any]:
+    if (method, parts) == ("GET", ["v1", "balance"]):
+        return 200, {"object": "balance", "available": [{"amount": "0", "currency": "usd"}], "livemode": None,
+                     "pending": {}}
+    return 404, {"error": {"type": "invalid_request_error", "message": "Unrecognized request URL"}}
+
+
 # -- the server ----------------------------------------------------------------------------------
 
 
@@ -159,6 +170,8 @@ def answer(method: str, path: str, query: str, body: bytes) -> tuple[int, Any]:
         return _petstore(method, path[len(PETSTORE_PREFIX) :].strip("/").split("/"), query, body)
     if path.startswith(GITHUB_PREFIX + "/"):
         return _github(method, path[len(GITHUB_PREFIX) :].strip("/").split("/"))
+    if path.startswith(STRIPE_PREFIX + "/"):
+        return _stripe(method, path[len(STRIPE_PREFIX) :].strip("/").split("/"))
     return 404, {"status": 404, "message": "outside every API's base path"}
 
 
