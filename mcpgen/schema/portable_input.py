@@ -373,18 +373,20 @@ def _push_into_branches(node: JsonSchema, defs: dict[str, Any], changes: Changes
         moving = [w for w in node if w in words]
         if not moving or any(_coupled_elsewhere(w, node, words) for w in moving):
             continue
-        targets = [b for b, k in zip(branches, kinds, strict=True) if k == kind]
-        for branch in targets:  # `items: {}` beside the moving `items: {...}` says nothing: it gives way
+        targets = [i for i, k in enumerate(kinds) if k == kind]
+        for branch in (branches[i] for i in targets):  # `items: {}` beside the moving `items: {...}`
             for word in [w for w in branch if w in _VACUOUS_IF_ANY and _unconstrained(branch[w])]:
-                del branch[word]
-        if any(set(moving) & set(b) or any(g & set(moving) and g & set(b) for g in _COUPLED) for b in targets):
+                del branch[word]  # says nothing: it gives way
+        if any(
+            set(moving) & set(branches[i]) or any(g & set(moving) and g & set(branches[i]) for g in _COUPLED)
+            for i in targets
+        ):
             continue
-        for index, branch in enumerate(branches):
-            if any(branch is target for target in targets):
-                branch.update({w: copy.deepcopy(node[w]) for w in moving})
-                # the branch was walked before it got these keywords: its own steps again
-                for step in _BRANCH_STEPS:
-                    branches[index] = branch = step(branch, defs, changes)
+        for i in targets:
+            branch = {**branches[i], **{w: copy.deepcopy(node[w]) for w in moving}}
+            for step in _BRANCH_STEPS:  # the branch was walked before it got these keywords
+                branch = step(branch, defs, changes)
+            branches[i] = branch
         for w in moving:
             del node[w]
         changes.add("keyword moved into its branch")

@@ -1,7 +1,8 @@
 """Property-based: `portable_input_schema` accepts exactly what the schema it rewrites accepts.
 
 Random schemas (nested unions, enums and one-type keywords beside unions, `$defs` with and
-without recursion, arrays without items, maps) and, the 40 specs of the public corpus (tests/corpus.py: .ci/run fetches it), every tool input schema: sample
+without recursion, arrays without items, maps) and every tool input schema of the 40 public
+corpus specs (tests/corpus.py; .ci/run fetches them): sample
 instances, valid and not, are checked by jsonschema's Draft 2020-12 validator against the
 original and the rewritten schema, which must agree; rewriting twice gives the same bytes.
 
