@@ -33,6 +33,7 @@ RUNTIME = (  # every generated server (runtime/)
     Dependency("google-re2>=1.1"),  # ~=3.9
     Dependency("uvicorn>=0.30"),  # 0.30 to 0.4x run on 3.10; uv picks one of those for a 3.10 floor
     Dependency("anyio>=4.5"),
+    Dependency("opentelemetry-api>=1.27,<2"),  # runtime/telemetry.py: spans and metrics, no-op without an SDK
 )
 HTTP = (Dependency("httpx2>=2.16", (3, 11)),)  # OpenAPI servers' upstream client: every release says >=3.11
 NEW = (Dependency("mcp>=2.3,<3"), Dependency("pydantic>=2.7,<3"))  # `mcpgen new`: the SDK only

@@ -790,6 +790,12 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             "full",
         ),
         (
+            f"{p}_TELEMETRY",
+            "OpenTelemetry spans and metrics: on (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set), "
+            "propagate (trace context passed on only), off",
+            "on",
+        ),
+        (
             f"{p}_REDACT",
             "Comma-separated names of further env vars whose values are never shown",
             None,

@@ -42,6 +42,7 @@ from . import (
     results,
     settings,
     subscriptions,
+    telemetry,
     tool_context,
 )
 from .catalog import tool_table
@@ -319,9 +320,11 @@ async def run_tool(name: str, arguments: dict[str, Any]) -> Answer:
     if entry is None:
         return error_result(f"Unknown tool: {name}.")
     if refusal is not None:
+        telemetry.outcome("refused", "access")
         return error_result(f"Tool {name} is not available ({refusal}).")
     limited = await guard.take(name, server=False)  # the server-wide token was taken for call_tool
     if limited is not None:
+        telemetry.outcome("rate_limited", "rate_limited")
         audit.mark("rate_limited")
         return error_result(limited)
     result = await _execute(name, arguments)
@@ -352,6 +355,7 @@ async def _call_custom(name: str, arguments: dict[str, Any]) -> types.CallToolRe
     try:
         value = await extensions.call_custom(name, arguments)
     except extensions.InvalidArguments as exc:
+        telemetry.outcome("invalid", "invalid_arguments")
         return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
     except Exception as exc:
         log.exception("custom tool %s raised", name)
@@ -377,6 +381,7 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> Answer:
 
     problems = _errors(_input_validator(name), arguments)
     if problems:
+        telemetry.outcome("invalid", "invalid_arguments")
         return error_result("Invalid arguments:\n" + "\n".join(problems))
     entry = registry().get("tool", name)
     if entry is not None and entry.confirm:  # the user says yes first (mcpgen.toml `confirm`)
@@ -390,11 +395,13 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> Answer:
             lambda: upstream.send(tool_table()[name]["http"], arguments)
         )
     except upstream.InvalidArgument as exc:
+        telemetry.outcome("invalid", "invalid_arguments")
         return error_result(f"Invalid arguments:\n{exc}")
     except (upstream.MissingCredential, upstream.UpstreamError) as exc:
         return error_result(str(exc))
     if response.status_code == 429:  # later calls wait out Retry-After here, not at the API
         message = await guard.shared_upstream_limited(429, response.headers.get("retry-after"))
+        telemetry.outcome("rate_limited", "upstream_rate_limited")
         audit.mark("rate_limited")
         return error_result(message)
     return _http_result(name, response)
@@ -509,6 +516,7 @@ async def _call_function(name: str, arguments: dict[str, Any]) -> Answer:
             return error_result(f"Tool {name} asked for input outside a request.")
         return rounds.result(needed)
     except functions.InvalidArguments as exc:
+        telemetry.outcome("invalid", "invalid_arguments")
         return error_result("Invalid arguments:\n" + "\n".join(exc.errors))
     except Exception as exc:
         # The model sees the error type and message; the traceback stays in the server's log.
@@ -624,6 +632,12 @@ def server() -> Server:
             **handlers,
         )
     served.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
+    # Our span middleware replaces the SDK's: its span records error messages, which can quote
+    # the arguments, and it knows nothing of refusals or upstream requests (`telemetry`).
+    served.middleware[:] = [
+        m for m in served.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
+    ]
+    served.middleware.insert(0, telemetry.TelemetryMiddleware())
     served.middleware.append(ListedTools())
     if project.context_tools or project.confirm_tools:
         served.middleware.append(_request_state_boundary())

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from functools import cache
 from typing import Any, Literal
 
-from . import settings
+from . import settings, telemetry
 from .principal import principal
 from .project import current
 from .redact import REDACTED, clean_text, redact_text
@@ -121,6 +121,7 @@ def finish(call: ToolCall, outcome: str, detail: str | None = None) -> None:
             else call.upstream_status
         ),
     }
+    line.update(telemetry.ids())  # the request's span: find its trace from the log line
     if call.principal is not None:
         line["principal"] = safe_arguments(call.principal)  # sizes bounded like arguments
     if detail:

@@ -78,8 +78,9 @@ def _prepared(argv: list[str] | None) -> Callable[[], None]:
     if base_url:
         settings.set_base_url(base_url)
 
-    from . import app
+    from . import app, telemetry
 
+    telemetry.configure(project.package, project.name)  # OTEL_*: exporters, if the SDK is installed
     app.server()  # built before the freeze, like everything it holds
     if args.transport == "http":
         return functools.partial(app.serve_http, args.host, args.port)

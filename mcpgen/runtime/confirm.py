@@ -41,7 +41,7 @@ from urllib.parse import quote
 from mcp import types
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import audit, principal, redact, settings, shared, tool_context
+from . import audit, principal, redact, settings, shared, telemetry, tool_context
 from .state import state
 
 SCHEMA: dict[str, Any] = {
@@ -124,7 +124,10 @@ async def check(
 
 def _answered(name: str, action: str, answer: types.ElicitResult) -> types.CallToolResult | None:
     if decision(answer):
+        telemetry.event("mcpgen.confirmation", **{"mcpgen.confirmation.answer": "confirmed"})
         return None
+    telemetry.event("mcpgen.confirmation", **{"mcpgen.confirmation.answer": answer.action})
+    telemetry.outcome("not_confirmed", "not_confirmed")
     audit.mark("not_confirmed")
     return _error(f"Tool {name}: {action} was {NOT_CONFIRMED} ({answer.action}); nothing was sent.")
 
@@ -202,6 +205,7 @@ def _ask(digest: str, message: str) -> types.InputRequiredResult:
             message=redact.clean_text(message), requested_schema=SCHEMA
         )
     )
+    telemetry.event("mcpgen.confirmation", **{"mcpgen.confirmation.answer": "asked"})
     audit.mark("input_required")
     return types.InputRequiredResult(
         input_requests={QUESTION: question}, request_state=json.dumps({_STATE_KEY: issued})

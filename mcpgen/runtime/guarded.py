@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from mcp import MCPError, types
 
-from . import audit, guard, policy, redact, settings
+from . import audit, guard, policy, redact, settings, telemetry
 from .registry import Entry
 
 log = logging.getLogger(__name__)
@@ -100,12 +100,14 @@ async def _steps(
     why = None if entry is None else policy.refusal(entry)
     if entry is None or why is not None:
         audit.mark("refused")
+        telemetry.outcome("refused", "unknown" if entry is None else "access")
         if missing is None:
             shown = f"Unknown {kind}: {name}" + (f" ({why})" if why else "")
             raise MCPError(code=types.INVALID_PARAMS, message=shown)
         raise missing(why)
     problems = validate() if validate is not None else []
     if problems:
+        telemetry.outcome("invalid", "invalid_arguments")
         if invalid is not None:
             return clean(invalid(problems))
         raise MCPError(
@@ -115,6 +117,7 @@ async def _steps(
     message = await guard.take(entry.bucket)
     if message is not None:
         audit.mark("rate_limited")
+        telemetry.outcome("rate_limited", "rate_limited")
         if limited is not None:
             return clean(limited(message))
         raise MCPError(code=RATE_LIMITED, message=message)

@@ -30,6 +30,7 @@ AuditMode = Literal["full", "minimal", "off"]
 RedisFailure = Literal["open", "closed"]
 AuthMode = Literal["token", "oauth"]
 HttpResponse = Literal["sse", "json"]
+TelemetryMode = Literal["on", "propagate", "off"]
 T = TypeVar("T")
 ToolNames = Iterable[str] | Callable[[], Iterable[str]]  # the served tool names, or how to get them
 
@@ -127,6 +128,7 @@ class Settings:
     redis_failure: RedisFailure = "open"
     redis_timeout: float = DEFAULT_REDIS_TIMEOUT
     audit_log: AuditMode = "full"
+    telemetry: TelemetryMode = "on"  # OpenTelemetry spans and metrics (`telemetry`)
     redact: tuple[str, ...] = ()  # further env vars whose values are never shown
     # The values of the variables credentials are read from (empty ones left out).
     credentials: dict[str, str] = field(default_factory=dict)
@@ -266,6 +268,7 @@ def load(
         redis_failure=read("REDIS_FAILURE", _redis_failure, "open"),
         redis_timeout=read("REDIS_TIMEOUT", _seconds, DEFAULT_REDIS_TIMEOUT),
         audit_log=read("AUDIT_LOG", _audit_mode, "full"),
+        telemetry=read("TELEMETRY", _telemetry_mode, "on"),
         redact=read("REDACT", _list, ()),
         credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
     )
@@ -642,6 +645,11 @@ def _algorithms(variable: str, raw: str) -> tuple[str, ...]:
     return names
 
 
+_telemetry_mode: Callable[[str, str], TelemetryMode] = _choice(
+    {"on": "on", "propagate": "propagate", "off": "off"},
+    "on (OpenTelemetry spans and metrics), propagate (trace context passed on to the API only) "
+    "or off",
+)
 _http_response: Callable[[str, str], HttpResponse] = _choice(
     {"sse": "sse", "json": "json"},
     "sse (progress and log notifications reach the client) "

@@ -103,14 +103,15 @@ def backoff(attempt: int) -> float:
 
 
 async def send_with_retries(
-    method: str, attempt: Callable[[], Awaitable[httpx2.Response]]
+    method: str, attempt: Callable[[int], Awaitable[httpx2.Response]]
 ) -> httpx2.Response:
-    """Run `attempt` (one complete request), again for retryable failures of idempotent methods."""
+    """Run `attempt(resend)` (one complete request; `resend`: how many went before it), again
+    for retryable failures of idempotent methods."""
     allowed = retries() if method.upper() in IDEMPOTENT else 0
     for number in range(allowed + 1):
         last = number == allowed
         try:
-            response = await attempt()
+            response = await attempt(number)
         except RETRY_ERRORS as exc:
             if last:
                 audit.note_upstream(type(exc).__name__)

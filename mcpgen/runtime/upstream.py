@@ -24,7 +24,7 @@ from urllib.parse import quote
 import anyio
 import httpx2
 
-from . import audit, auth, extensions, settings, transport
+from . import audit, auth, extensions, settings, telemetry, transport
 
 MissingCredential = auth.MissingCredential  # re-exported: callers of `operations` catch it here
 
@@ -86,12 +86,13 @@ async def send(
     method, url = route["method"], base + route["path"]
     with anyio.move_on_after(current.call_timeout):
         url, request, fetched_tokens = await _prepare(route, arguments, base, http)
-        response = await _send(http, method, url, request)
+        template = route["path"]
+        response = await _send(http, method, url, request, template)
         if response.status_code == 401 and fetched_tokens:
             # The cached OAuth2 token may have been revoked before its expiry: fetch a new one, once.
             auth.forget(fetched_tokens)
             url, request, _ = await _prepare(route, arguments, base, http)
-            response = await _send(http, method, url, request)
+            response = await _send(http, method, url, request, template)
         return response
     audit.note_upstream("CallTimeout")  # reached only when the deadline cancelled the call
     raise UpstreamError(
@@ -140,12 +141,13 @@ async def _prepare(
 
 
 async def _send(
-    http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any]
+    http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any], template: str
 ) -> httpx2.Response:
     current = settings.current()
     try:
         return await transport.send_with_retries(
-            method, lambda: _send_following(http, method, url, dict(request))
+            method,
+            lambda resend: _send_following(http, method, url, dict(request), template, resend),
         )
     except httpx2.PoolTimeout:
         size = transport.pool_size(http)
@@ -174,7 +176,12 @@ async def _send(
 
 
 async def _send_following(
-    http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any]
+    http: httpx2.AsyncClient,
+    method: str,
+    url: str,
+    request: dict[str, Any],
+    template: str,
+    resend: int = 0,
 ) -> httpx2.Response:
     """Follow redirects only within the API's origin, so credentials never reach another host;
     the final response's body read within the size limit."""
@@ -183,10 +190,13 @@ async def _send_following(
     target = httpx2.URL(url).copy_merge_params(params) if params else httpx2.URL(url)
     outgoing = http.build_request(method, target, **request)
     for _ in range(MAX_REDIRECTS + 1):
-        response = await http.send(outgoing, follow_redirects=False, stream=True)
-        following = response.next_request
-        if following is None:
-            return await _read_body(response, method, url)
+        headers = outgoing.headers
+        with telemetry.upstream_span(method, template, outgoing.url, headers, resend) as status:
+            response = await http.send(outgoing, follow_redirects=False, stream=True)
+            status(response.status_code)
+            following = response.next_request
+            if following is None:
+                return await _read_body(response, method, url)
         await response.aclose()  # a redirect's body is not wanted
         if not _same_origin(response.request.url, following.url):
             raise UpstreamError(
