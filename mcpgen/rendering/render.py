@@ -791,9 +791,13 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
         ),
         (
             f"{p}_TELEMETRY",
-            "OpenTelemetry spans and metrics: on (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set), "
-            "propagate (trace context passed on only), off",
+            "OpenTelemetry spans and metrics: on (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set), propagate (trace context passed on only), off",
             "on",
+        ),
+        (
+            f"{p}_METRICS",
+            "prometheus: GET /metrics on the HTTP transport, behind the same gates as /mcp; off",
+            "off",
         ),
         (
             f"{p}_REDACT",

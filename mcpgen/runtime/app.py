@@ -698,7 +698,7 @@ def serve_http(host: str, port: int) -> None:
     )
     # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
     uvicorn.run(
-        protect(JsonLists(app), resource),
+        protect(JsonLists(app), resource, host),
         host=host,
         port=port,
         log_level="warning",

@@ -80,7 +80,9 @@ def _prepared(argv: list[str] | None) -> Callable[[], None]:
 
     from . import app, telemetry
 
-    telemetry.configure(project.package, project.name)  # OTEL_*: exporters, if the SDK is installed
+    problem = telemetry.configure(project.package, project.name)  # OTEL_*, PREFIX_METRICS
+    if problem is not None:
+        parser.exit(2, f"{parser.prog}: configuration error:\n{problem}\n")
     app.server()  # built before the freeze, like everything it holds
     if args.transport == "http":
         return functools.partial(app.serve_http, args.host, args.port)

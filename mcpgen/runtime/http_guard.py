@@ -21,7 +21,7 @@ import socket
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import settings, shared
+from . import settings, shared, telemetry
 from .asgi import respond, respond_json
 from .oauth import OAuthGate, OAuthVerifier
 from .project import current
@@ -92,7 +92,10 @@ class Greeter:
         self.name = name
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
+        metrics = (
+            scope.get("path") == telemetry.METRICS_PATH and settings.current().metrics != "off"
+        )
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not metrics:
             accept = b",".join(v for k, v in scope.get("headers", []) if k == b"accept")
             if b"text/event-stream" not in accept:
                 await _plain(send, 406, _greeting(self.name), scope.get("method") == "HEAD")
@@ -162,10 +165,40 @@ def auth_mode(resource: str = "") -> str:
     return "no authentication (loopback only)"
 
 
-def protect(app: ASGIApp, resource: str = "") -> ASGIApp:
+class Metrics:
+    """ASGI wrapper: `GET /metrics` (PREFIX_METRICS=prometheus) answered with the Prometheus
+    text, behind the gates like /mcp and for the same Host names only (DNS rebinding)."""
+
+    def __init__(self, app: ASGIApp, hosts: list[str]) -> None:
+        self.app = app
+        self.hosts = {h.lower() for h in hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope.get("path") != telemetry.METRICS_PATH
+            or settings.current().metrics == "off"
+        ):
+            await self.app(scope, receive, send)
+            return
+        host = next((v for k, v in scope.get("headers", []) if k == b"host"), b"").decode("latin-1")
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name.lower() not in self.hosts:
+            await _plain(send, 421, f"Host {host[:100]!r} is not one of this server's names.\n")
+            return
+        if scope.get("method") not in ("GET", "HEAD"):
+            await _plain(send, 405, "GET /metrics only.\n")
+            return
+        body, content_type = telemetry.exposition()
+        headers = [(b"content-type", content_type.encode()), (b"cache-control", b"no-store")]
+        await respond(send, 200, body, headers, scope["method"] == "HEAD")
+
+
+def protect(app: ASGIApp, resource: str = "", bind_host: str = "127.0.0.1") -> ASGIApp:
     """`app` behind the token check when `PREFIX_MCP_TOKEN` is set, and the greeting for
     plain GETs in front of both; with `PREFIX_MCP_AUTH=oauth`, behind the OAuth gate (which
     serves the metadata documents first) instead. The health route is in front of everything."""
+    app = Metrics(app, allowed_hosts(bind_host))
     if settings.current().auth == "oauth":
         verifier = OAuthVerifier(settings.current(), resource)
         return Health(OAuthGate(Greeter(app, current().name), verifier))

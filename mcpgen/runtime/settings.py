@@ -31,6 +31,7 @@ RedisFailure = Literal["open", "closed"]
 AuthMode = Literal["token", "oauth"]
 HttpResponse = Literal["sse", "json"]
 TelemetryMode = Literal["on", "propagate", "off"]
+MetricsEndpoint = Literal["off", "prometheus"]
 T = TypeVar("T")
 ToolNames = Iterable[str] | Callable[[], Iterable[str]]  # the served tool names, or how to get them
 
@@ -129,6 +130,7 @@ class Settings:
     redis_timeout: float = DEFAULT_REDIS_TIMEOUT
     audit_log: AuditMode = "full"
     telemetry: TelemetryMode = "on"  # OpenTelemetry spans and metrics (`telemetry`)
+    metrics: MetricsEndpoint = "off"  # prometheus: GET /metrics on the HTTP transport
     redact: tuple[str, ...] = ()  # further env vars whose values are never shown
     # The values of the variables credentials are read from (empty ones left out).
     credentials: dict[str, str] = field(default_factory=dict)
@@ -269,6 +271,7 @@ def load(
         redis_timeout=read("REDIS_TIMEOUT", _seconds, DEFAULT_REDIS_TIMEOUT),
         audit_log=read("AUDIT_LOG", _audit_mode, "full"),
         telemetry=read("TELEMETRY", _telemetry_mode, "on"),
+        metrics=read("METRICS", _metrics_endpoint, "off"),
         redact=read("REDACT", _list, ()),
         credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
     )
@@ -649,6 +652,10 @@ _telemetry_mode: Callable[[str, str], TelemetryMode] = _choice(
     {"on": "on", "propagate": "propagate", "off": "off"},
     "on (OpenTelemetry spans and metrics), propagate (trace context passed on to the API only) "
     "or off",
+)
+_metrics_endpoint: Callable[[str, str], MetricsEndpoint] = _choice(
+    {"off": "off", "prometheus": "prometheus"},
+    "off or prometheus (GET /metrics on the HTTP transport, behind the same gates as /mcp)",
 )
 _http_response: Callable[[str, str], HttpResponse] = _choice(
     {"sse": "sse", "json": "json"},

@@ -263,36 +263,56 @@ def ids() -> dict[str, str]:
     }
 
 
-def configure(package: str, name: str) -> None:
-    """Set up the OpenTelemetry SDK from `OTEL_*` when they ask for export and it is installed."""
+def configure(package: str, name: str) -> str | None:
+    """Set up the OpenTelemetry SDK from `OTEL_*` when they ask for export, and the Prometheus
+    reader for PREFIX_METRICS=prometheus; the problem when what they need is not installed."""
     wanted = any(os.environ.get(v) for v in _EXPORTER_VARIABLES)
     disabled = os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
-    if not wanted or disabled or mode() == "off":
-        return
+    prometheus = settings.current().metrics == "prometheus"
+    if mode() != "on":  # propagate needs no SDK: the API's W3C propagator passes context on
+        return None
+    if (not wanted and not prometheus) or disabled:
+        return None
     if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
-        return  # already set up (opentelemetry-instrument, your own code)
+        return None  # already set up (opentelemetry-instrument, your own code)
     try:
         from opentelemetry.sdk.metrics import MeterProvider
-        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+        from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
         from opentelemetry.sdk.resources import OTELResourceDetector, Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError:
-        log.warning(
-            "OTEL_* variables ask for telemetry export but the OpenTelemetry SDK is not installed: "
-            "pip install '%s[otel]'",
-            package,
-        )
-        return
+        why = f"{settings.current().variable('METRICS')}=prometheus" if prometheus else "OTEL_*"
+        return f"{why} needs the OpenTelemetry SDK: pip install '{package}[otel]'"
+    readers: list[MetricReader] = []
+    if prometheus:
+        try:
+            from opentelemetry.exporter.prometheus import PrometheusMetricReader
+        except ImportError:
+            variable = settings.current().variable("METRICS")
+            return f"{variable}=prometheus needs pip install '{package}[otel]'"
+        readers.append(PrometheusMetricReader())
     resource = Resource.create({"service.name": name}).merge(OTELResourceDetector().detect())
-    traces, meters = _exporters()
+    traces, meters = _exporters() if wanted else (None, None)
     if traces is not None:
         provider = TracerProvider(resource=resource)
         provider.add_span_processor(BatchSpanProcessor(traces))
         trace.set_tracer_provider(provider)
     if meters is not None:
-        reader = PeriodicExportingMetricReader(meters)
-        metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=[reader]))
+        readers.append(PeriodicExportingMetricReader(meters))
+    if readers:
+        metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=readers))
+    return None
+
+
+METRICS_PATH = "/metrics"
+
+
+def exposition() -> tuple[bytes, str]:
+    """The Prometheus text of every metric (PREFIX_METRICS=prometheus), and its content type."""
+    from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
 
 
 def _exporters() -> tuple[Any, Any]:

@@ -9,23 +9,29 @@ credential or message reaches an exported attribute, and the audit line carries 
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
 import secrets
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from tests.local_http import Handler, Recorded, RecordingServer
 
-from .conftest import API_KEY, PACKAGE, http_server, shared_env
+from .conftest import API_KEY, PACKAGE, free_port, http_server, server_env, shared_env
 from .upstream import Upstream
 
 pytestmark = pytest.mark.anyio
@@ -89,6 +95,13 @@ def everything_exported(receiver: Receiver) -> str:
     return "\n".join(parts)
 
 
+def outcomes(receiver: Receiver) -> set[tuple[str | None, str]]:
+    """(tool, outcome) of every point of the request duration metric exported so far."""
+    metric = receiver.metrics().get("mcp.server.operation.duration")
+    points = metric.histogram.data_points if metric is not None else []
+    return {(attributes(p).get("gen_ai.tool.name"), attributes(p)["mcpgen.outcome"]) for p in points}
+
+
 def wait_for(check: Any, timeout: float = 15.0) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -120,8 +133,8 @@ async def test_one_trace_from_client_through_server_to_api(
             refused = await client.call_tool("getPetById", {"petId": "not a number"})
             assert refused.is_error
         wait_for(lambda: any(s.name == "tools/call getPetById" for s in receiver.spans()))
-        wait_for(lambda: "mcp.server.operation.duration" in receiver.metrics()
-                 and "http.client.request.duration" in receiver.metrics())
+        wait_for(lambda: {("getPetById", "ok"), ("getPetById", "invalid"), (None, "ok")} <= outcomes(receiver)
+                 and "http.client.request.duration" in receiver.metrics() and "mcpgen.refusals" in receiver.metrics())
     spans = receiver.spans()
     traced = [s for s in spans if s.trace_id.hex() == trace_id]
     server = next(s for s in traced if s.name == "tools/call getPetById")
@@ -147,9 +160,6 @@ async def test_one_trace_from_client_through_server_to_api(
         ("mcpgen.refusal", {"mcpgen.refusal.reason": "invalid_arguments"})]
     # Metrics: by method, tool and outcome; the upstream by status; refusals by reason.
     found = receiver.metrics()
-    outcomes = {(attributes(p).get("gen_ai.tool.name"), attributes(p)["mcpgen.outcome"])
-                for p in found["mcp.server.operation.duration"].histogram.data_points}
-    assert {("getPetById", "ok"), ("getPetById", "invalid"), (None, "ok")} <= outcomes
     statuses = {attributes(p).get("http.response.status_code")
                 for p in found["http.client.request.duration"].histogram.data_points}
     assert 200 in statuses
@@ -190,3 +200,66 @@ async def test_off_mode_sends_no_trace_context(generated: Path, upstream: Upstre
             assert not (await client.call_tool("getPetById", {"petId": 1}, meta=meta)).is_error
     sent = next(r for r in upstream.requests if r.path.endswith("/pet/1"))
     assert "traceparent" not in sent.headers
+
+
+def test_prometheus_metrics_behind_the_token_and_the_host_check(
+    generated: Path, upstream: Upstream, log_dir: Path
+) -> None:
+    token = "m" * 32
+    env = shared_env(generated, upstream)
+    env.update(PETSTORE_METRICS="prometheus", PETSTORE_MCP_TOKEN=token)
+
+    def get(port: int, headers: dict[str, str]) -> tuple[int, str, str]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/metrics", headers=headers)
+        response = connection.getresponse()
+        body = response.read().decode()
+        connection.close()
+        return response.status, response.getheader("content-type", ""), body
+
+    async def calls(port: int) -> None:
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+            Client(streamable_http_client(url, http_client=http), mode="legacy", cache=None) as client,
+        ):
+            assert not (await client.call_tool("getPetById", {"petId": 1})).is_error
+            assert (await client.call_tool("getPetById", {"petId": "x" * 7})).is_error
+
+    with http_server(PACKAGE, env, log_dir / "telemetry-prometheus.log") as port:
+        anyio.run(calls, port)
+        unauthorized = get(port, {})
+        foreign = get(port, {"Authorization": f"Bearer {token}", "Host": "evil.example:80"})
+        status, content_type, body = get(port, {"Authorization": f"Bearer {token}"})
+    assert unauthorized[0] == 401 and foreign[0] == 421
+    assert status == 200 and content_type.startswith("text/plain"), (status, body[:300])
+    lines = body.splitlines()
+    assert any(line.startswith("mcp_server_operation_duration_seconds_count{") and 'gen_ai_tool_name="getPetById"' in line
+               and 'mcpgen_outcome="ok"' in line for line in lines), body[:2000]
+    assert any(line.startswith("http_client_request_duration_seconds_count{") and 'http_response_status_code="200"' in line
+               for line in lines), body[:2000]
+    assert any(line.startswith("mcpgen_refusals_total{") and 'mcpgen_refusal_reason="invalid_arguments"' in line
+               for line in lines), body[:2000]
+    assert "xxxxxxx" not in body and token not in body and API_KEY not in body
+
+
+def test_metrics_without_the_extra_is_a_configuration_error(generated: Path, tmp_path: Path) -> None:
+    """A venv with the server's own dependencies only: PREFIX_METRICS=prometheus names the extra to install."""
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.startswith(('opentelemetry.sdk', 'opentelemetry.exporter', 'prometheus_client')):\n"
+        "            raise ImportError(name)\n"
+        "sys.meta_path.insert(0, _Block())\n"
+    )
+    env = server_env(generated, PETSTORE_METRICS="prometheus")
+    env["PYTHONPATH"] = f"{blocker}{os.pathsep}{env['PYTHONPATH']}"
+    run = subprocess.run(
+        [sys.executable, "-m", PACKAGE, "--transport", "http", "--port", str(free_port())],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "PETSTORE_METRICS=prometheus needs the OpenTelemetry SDK: pip install 'petstore_mcp[otel]'" in run.stderr

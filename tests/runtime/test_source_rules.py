@@ -22,9 +22,12 @@ TREES = {path: ast.parse(path.read_text("utf-8")) for path in SOURCES}
 HEADER = "# mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.\n"
 # What a generated server may import besides the standard library and its own package
 # (redis: the `redis` extra, imported only when PREFIX_REDIS_URL is set; runtime/shared.py;
-# jwt: PyJWT, which mcp depends on as pyjwt[crypto]).
+# jwt: PyJWT, which mcp depends on as pyjwt[crypto]; opentelemetry: the API a dependency, the SDK and
+# exporters the `otel` extra, imported only when OTEL_* or PREFIX_METRICS ask for them; prometheus_client:
+# the otel extra's, for GET /metrics; runtime/telemetry.py).
 ALLOWED = {
     "anyio", "httpx2", "jsonschema", "jwt", "mcp", "pydantic", "pydantic_core", "re2", "redis", "starlette", "uvicorn",
+    "opentelemetry", "prometheus_client",
 }
 
 
