@@ -4,7 +4,8 @@ spec and the same upstream. No assertions; prints figures and ratios.
 
     python benchmarks/bench_http.py [--clients 8] [--calls 100] [--peer-venv /work/.bench-venv | --no-peer]
 
-Rows: mcpgen (1 replica; 2 behind haproxy; 2 behind haproxy with the rate limit shared on
+Rows: mcpgen (1 replica; the same with traces and metrics exported over OTLP/HTTP to a local
+receiver, and with PETSTORE_TELEMETRY=off; 2 behind haproxy; 2 behind haproxy with the rate limit shared on
 Redis, a limit high enough never to refuse: the cost of the shared check) and FastMCP (1
 process; 2 behind haproxy, TCP health checks: it has no health route). Every server runs
 stateless with JSON responses. The upstream is a separate process on 127.0.0.1 answering
@@ -73,6 +74,22 @@ spec = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
 server = FastMCP.from_openapi(openapi_spec=spec, client=httpx2.AsyncClient(base_url=sys.argv[2]), name="peer")
 server.run("http", host="127.0.0.1", port=int(sys.argv[3]), stateless_http=True, json_response=True,
            show_banner=False, log_level="warning")
+'''
+
+
+OTLP_RECEIVER = r'''
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a): pass
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 '''
 
 
@@ -190,6 +207,15 @@ def main() -> None:
         p1, p2 = free_port(), free_port()
         with ours(p1, {}, "ours-1"):
             run("mcpgen, 1 replica", f"http://127.0.0.1:{p1}/mcp")
+        # Tracing's cost: the same replica with spans and metrics exported over OTLP/HTTP to a local
+        # receiver (a process that answers 200 to every export), the batch processor at its defaults.
+        receiver_port = free_port()
+        with process([sys.executable, "-c", OTLP_RECEIVER, str(receiver_port)], receiver_port, env, work / "otlp.log"):
+            traced = {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver_port}", "OTEL_SERVICE_NAME": "bench"}
+            with ours(p1, traced, "ours-traced"):
+                run("mcpgen, 1 replica, traced (OTLP export)", f"http://127.0.0.1:{p1}/mcp")
+        with ours(p1, {"PETSTORE_TELEMETRY": "off"}, "ours-off"):
+            run("mcpgen, 1 replica, PETSTORE_TELEMETRY=off", f"http://127.0.0.1:{p1}/mcp")
         with ours(p1, {}, "ours-a"), ours(p2, {}, "ours-b"), balanced([p1, p2], work, http_check=True) as url:
             run("mcpgen, 2 replicas behind haproxy", url)
         redis = RedisServer(work).start()
@@ -215,6 +241,11 @@ def main() -> None:
         print(f"  {ours_label:36} throughput x{statistics.median(t1) / statistics.median(t2):.2f}   "
               f"p50 x{statistics.median(l1) / statistics.median(l2):.2f}   "
               f"p99 x{percentile(l1, 0.99) / percentile(l2, 0.99):.2f}")
+    untraced, traced_row = rows["mcpgen, 1 replica"], rows["mcpgen, 1 replica, traced (OTLP export)"]
+    off_row = rows["mcpgen, 1 replica, PETSTORE_TELEMETRY=off"]
+    print(f"  tracing exported over OTLP: throughput x{statistics.median(traced_row[0]) / statistics.median(untraced[0]):.2f} "
+          f"of the same replica with no SDK set up (target: at least 0.9); x"
+          f"{statistics.median(traced_row[0]) / statistics.median(off_row[0]):.2f} of PETSTORE_TELEMETRY=off")
     one, shared_row = rows["mcpgen, 2 replicas behind haproxy"], rows["mcpgen, 2 replicas + haproxy + Redis limit"]
     print(f"  the Redis check: p50 x{statistics.median(shared_row[1]) / statistics.median(one[1]):.2f} of the same "
           f"pair without it")
