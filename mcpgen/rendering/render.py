@@ -18,7 +18,6 @@ from mcpgen import dependencies as dependency_table
 from mcpgen import naming
 from mcpgen.ir import HttpBody, HttpRoute, Icon, Project, Prompt, Resource, SecurityScheme, Tool
 from mcpgen.rendering import project_tests
-from mcpgen.writer import LINE_LENGTH
 
 # google-re2: spec patterns are matched in linear time (runtime/patterns.py); wheels for
 # CPython 3.10-3.13 on Linux (manylinux 2.28; older releases for manylinux2014), macOS, Windows.
@@ -42,7 +41,7 @@ def templates_dir() -> Path:
 def pyrepr(value: Any) -> str:
     """A Python literal for JSON-like data; anything else is refused rather than guessed."""
     if isinstance(value, str):
-        return _string_literal(value)
+        return repr(value)
     if value is None or isinstance(value, (bool, int)):
         return repr(value)
     if isinstance(value, float):
@@ -57,16 +56,6 @@ def pyrepr(value: Any) -> str:
     raise TypeError(f"pyrepr: unsupported value of type {type(value).__name__}")
 
 
-def _string_literal(text: str) -> str:
-    """repr(), but double-quoted as black writes it: a module black changes is formatted
-    twice, so black-style input halves its cost. repr picks single quotes only for text
-    without a `'` to escape, so the swap is safe whenever the text holds no `"` either."""
-    literal = repr(text)
-    if literal[0] == "'" and '"' not in text:
-        return f'"{literal[1:-1]}"'
-    return literal
-
-
 def docstring(text: Any) -> str:
     """Text safe inside a triple-quoted docstring: no escape, quote or control character survives."""
     text = _CONTROL.sub("", str(text or "")).replace("\r\n", "\n").replace("\r", "\n")
@@ -77,34 +66,6 @@ def docstring(text: Any) -> str:
     if text.endswith('"') and (len(text) - 1 - len(text[:-1].rstrip("\\"))) % 2 == 0:
         text = text[:-1] + '\\"'
     return text or "(no description)"
-
-
-def docstring_literal(text: Any, indent: int = 4) -> str:
-    """A whole docstring, quotes included, laid out as black lays it out at `indent`
-    spaces (black's linegen docstring rules): later lines re-indented, a leading quote
-    padded, closing quotes on their own line when the last line has no room for them."""
-    lines = docstring(text).split("\n")
-    if len(lines) > 1:
-        rest = [_leading_tabs_expanded(line) for line in lines[1:]]
-        common = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
-        lines = [lines[0], *(" " * indent + line[common:] if line.strip() else "" for line in rest)]
-    body = "\n".join(lines)
-    if body.startswith('"'):
-        body = " " + body
-    if body.endswith('"'):
-        body += " "
-    if len(lines) > 1 and len(body.rsplit("\n", 1)[-1]) + 3 > LINE_LENGTH:
-        body += "\n" + " " * indent
-    return f'"""{body}"""'
-
-
-def _leading_tabs_expanded(line: str) -> str:
-    stripped = line.lstrip()
-    return (
-        line
-        if not stripped or stripped == line
-        else line[: len(line) - len(stripped)].expandtabs() + stripped
-    )
 
 
 def ident(value: Any) -> str:
@@ -150,54 +111,6 @@ def mdcell(value: Any) -> str:
     return text if len(text) <= 160 else text[:159] + "…"
 
 
-def pyassign(value: Any, target: str) -> str:
-    """`target = <literal>` at module level, laid out as black writes it: black leaves the
-    module as it is and so formats it once, not twice."""
-    return f"{target} = " + _black_literal(value, len(target) + 3, 0, "", target)
-
-
-def pyentry(value: Any, key: Any, depth: int = 1) -> str:
-    """`<key literal>: <value literal>,`, one entry of a dict literal at `depth`, as black writes it."""
-    head = f"{pyrepr(key)}: "
-    return head + _black_literal(value, 4 * depth + len(head), depth, ",") + ","
-
-
-def pykwarg(value: Any, name: str, depth: int = 1) -> str:
-    """`name=<literal>,`, one keyword argument of a call at `depth`, as black writes it."""
-    head = f"{ident(name)}="
-    return head + _black_literal(value, 4 * depth + len(head), depth, ",") + ","
-
-
-def _black_literal(
-    value: Any, column: int, depth: int, tail: str, target: str | None = None
-) -> str:
-    """pyrepr's text starting at `column` (`tail` follows it) on a line indented 4 * `depth`:
-    kept on the line if it fits black's line length, else a non-empty collection is exploded
-    one item per line with trailing commas (magic: black keeps them exploded), recursively.
-    A scalar that does not fit stays on the line, except after `=`: black wraps it in
-    parentheses when that makes it fit, and always after an annotated target (`X: str = `)."""
-    text = pyrepr(value)
-    if column + len(text) + len(tail) <= LINE_LENGTH:
-        return text
-    indent = " " * 4 * (depth + 1)
-    if isinstance(value, dict) and value:
-        heads = [f"{pyrepr(k)}: " for k in value]
-        items = [
-            head + _black_literal(v, len(indent) + len(head), depth + 1, ",")
-            for head, v in zip(heads, value.values(), strict=True)
-        ]
-        brackets = "{}"
-    elif isinstance(value, (list, tuple)) and value:
-        items = [_black_literal(v, len(indent), depth + 1, ",") for v in value]
-        brackets = "()" if isinstance(value, tuple) else "[]"
-    else:
-        if target is not None and (len(indent) + len(text) <= LINE_LENGTH or ":" in target):
-            return f"(\n{indent}{text}\n)"
-        return text
-    body = "".join(f"{indent}{item},\n" for item in items)
-    return f"{brackets[0]}\n{body}{' ' * 4 * depth}{brackets[1]}"
-
-
 def json_document(value: Any) -> str:
     """Strict JSON: a NaN or infinity (which sources drop with a warning) is a bug, not output."""
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
@@ -223,11 +136,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(
         pyrepr=pyrepr,
-        pyassign=pyassign,
-        pyentry=pyentry,
-        pykwarg=pykwarg,
         docstring=docstring,
-        docstring_literal=docstring_literal,
         ident=ident,
         dotted=dotted,
         annotation=annotation,
@@ -478,27 +387,10 @@ def operation_view(tool: Tool) -> dict[str, Any]:
     }
 
 
-def typed_imports(operations: list[dict[str, Any]], up: str) -> dict[str, Any]:
-    """The typed API's model imports (`up` is the package's relative prefix) and, per
-    operation, which of its lines fit on one line: wrapped as black wraps them otherwise."""
-    imports = sorted(
-        {(op["model_module"], op["model_class"]) for op in operations if op["model_module"]}
-    )
-    fits = {(m, c): len(f"    from {up}models.{m} import {c}") <= LINE_LENGTH for m, c in imports}
-    return {
-        "imports": [{"module": m, "name": c, "fits": fits[m, c]} for m, c in imports],
-        "import_fits": {
-            op["function"]: fits.get((op["model_module"], op["model_class"]), True)
-            for op in operations
-        },
-        "return_fits": {
-            op["function"]: len(
-                f"    return TypeAdapter({op['returns']}).validate_json(response.content)"
-            )
-            <= LINE_LENGTH
-            for op in operations
-        },
-    }
+def typed_imports(operations: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The typed API's model imports: (module, class) of every operation's model, sorted."""
+    imports = sorted({(op["model_module"], op["model_class"]) for op in operations if op["model_module"]})
+    return [{"module": m, "name": c} for m, c in imports]
 
 
 def _client_configs(project: Project, distribution: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -594,7 +486,7 @@ def render_typed(project: Project) -> dict[str, str]:
         context: dict[str, Any] = {
             "project": project,
             "operations": operations,
-            "typed": typed_imports(operations, "."),
+            "typed": typed_imports(operations),
             "example_function": operations[0]["function"] if operations else "operation",
             "up": ".",
         }
@@ -642,7 +534,7 @@ def _operation_modules(
         part_context = {
             **context,
             "operations": chunk,
-            "typed": typed_imports(chunk, ".."),
+            "typed": typed_imports(chunk),
             "up": "..",
         }
         out[f"{folder}/{module}.py"] = template.render(part_context)
