@@ -7,7 +7,7 @@ import ast
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mcpgen.rendering.render import docstring, pyrepr
+from mcpgen.rendering.filters import docstring, pyrepr
 
 
 @given(st.text())
