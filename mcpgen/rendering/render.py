@@ -764,6 +764,11 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
         ),
         (f"{p}_REDIS_TIMEOUT", "Deadline of one Redis check, connecting included, seconds", "0.25"),
         (
+            f"{p}_IDEMPOTENCY_KEY",
+            "Header (e.g. `Idempotency-Key`) on POST/PATCH upstream requests, keyed on haproxy's `X-Request-Id`",
+            None,
+        ),
+        (
             f"{p}_HTTP_RESPONSE",
             "sse: a call's progress and log notifications reach HTTP clients; json: one JSON body, none",
             "sse",

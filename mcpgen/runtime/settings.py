@@ -126,6 +126,9 @@ class Settings:
     redis_url: str | None = None  # rate limits shared by replicas (`shared`)
     redis_failure: RedisFailure = "open"
     redis_timeout: float = DEFAULT_REDIS_TIMEOUT
+    # The header (e.g. Idempotency-Key) carrying a key derived from the balancer's request id
+    # on non-idempotent upstream requests, so a retried call is not run twice (`replay`).
+    idempotency_key: str | None = None
     audit_log: AuditMode = "full"
     redact: tuple[str, ...] = ()  # further env vars whose values are never shown
     # The values of the variables credentials are read from (empty ones left out).
@@ -265,6 +268,7 @@ def load(
         redis_url=read("REDIS_URL", _redis_url, None),
         redis_failure=read("REDIS_FAILURE", _redis_failure, "open"),
         redis_timeout=read("REDIS_TIMEOUT", _seconds, DEFAULT_REDIS_TIMEOUT),
+        idempotency_key=read("IDEMPOTENCY_KEY", _header_name, None),
         audit_log=read("AUDIT_LOG", _audit_mode, "full"),
         redact=read("REDACT", _list, ()),
         credentials={v: environ[v] for v in credential_variables(project) if environ.get(v)},
@@ -600,6 +604,16 @@ def _redis_url(variable: str, raw: str) -> str:
     if not re.match(r"^(rediss?://[^\s/]*|unix:///\S+)", raw):
         raise SettingsError(
             f"{variable}: expected a redis://HOST:PORT/DB, rediss:// or unix:///PATH URL"
+        )
+    return raw
+
+
+def _header_name(variable: str, raw: str) -> str | None:
+    if raw.lower() in ("0", "off", "none"):
+        return None
+    if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}", raw):
+        raise SettingsError(
+            f"{variable}={raw!r}: expected an HTTP header name like Idempotency-Key"
         )
     return raw
 
