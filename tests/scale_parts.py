@@ -172,3 +172,23 @@ def haproxy(backends: list[int], log_dir: Path) -> Iterator[Haproxy]:
         yield balancer
     finally:
         balancer.stop()
+
+
+def self_signed_pem(directory: Path) -> Path:
+    """A self-signed certificate for 127.0.0.1 and its key in one PEM file (haproxy's `crt`), made by `openssl`."""
+    key, cert, pem = directory / "tls-key.pem", directory / "tls-cert.pem", directory / "server.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    pem.write_bytes(cert.read_bytes() + key.read_bytes())
+    return pem
+
+
+GENERATED_TLS_BIND = "    bind :8443 ssl crt /usr/local/etc/haproxy/certs/server.pem alpn http/1.1\n"
+
+
+def local_binds(config: str, port: int, tls_port: int, pem: Path) -> str:
+    """The generated haproxy.cfg bound to 127.0.0.1: plain HTTP on `port`, TLS on `tls_port` with `pem`."""
+    assert GENERATED_TLS_BIND in config and "    bind :8080\n" in config
+    tls = f"    bind 127.0.0.1:{tls_port} ssl crt {pem} alpn http/1.1\n"
+    return config.replace(GENERATED_TLS_BIND, tls).replace("    bind :8080\n", f"    bind 127.0.0.1:{port}\n")

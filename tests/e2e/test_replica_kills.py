@@ -21,7 +21,7 @@ import pytest
 from mcp import Client
 
 from tests.local_http import Handler, Recorded, RecordingServer
-from tests.scale_parts import Haproxy, free_port
+from tests.scale_parts import Haproxy, free_port, local_binds, self_signed_pem
 
 from .conftest import API_KEY, PACKAGE, server_env, wait_for_port
 
@@ -107,7 +107,7 @@ def generated_balancer(generated: Path, log_dir: Path, ports: list[int]) -> Hapr
     backend = rest[rest.index("frontend mcp"):]  # the resolvers section left out
     servers = "".join(f"    server replica{i} 127.0.0.1:{port} check\n" for i, port in enumerate(ports, 1))
     backend = backend.replace("    server-template replica 4 server:8000 check resolvers docker init-addr none\n", servers)
-    text = (head + backend).replace("    bind :8080\n", f"    bind 127.0.0.1:{balancer.port}\n")
+    text = local_binds(head + backend, balancer.port, free_port(), self_signed_pem(log_dir))
     assert servers in text and f"bind 127.0.0.1:{balancer.port}" in text and "X-Request-Id" in text
     balancer.config.write_text(text)
     balancer.check()

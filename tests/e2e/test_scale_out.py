@@ -14,6 +14,7 @@ import shlex
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -33,7 +34,7 @@ except ImportError:  # Python 3.10
 
 from mcpgen.naming import is_server_setting
 from tests.local_http import Handler, Recorded, RecordingServer
-from tests.scale_parts import Haproxy, RedisServer, haproxy, redis_server
+from tests.scale_parts import Haproxy, RedisServer, haproxy, local_binds, redis_server, self_signed_pem
 
 from .conftest import API_KEY, PACKAGE, free_port, http_process, server_env, wait_for_port
 
@@ -273,9 +274,24 @@ def test_health_route_and_allowed_hosts_behind_the_balancer(
 def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     """haproxy checks its configuration itself; compose.yaml is read as YAML and every setting it
     passes is one the server reads; the Dockerfile runs the console script as a non-root user."""
-    config = generated / "deploy" / "haproxy.cfg"
-    balancer = Haproxy([], log_dir, config=config.read_text())
+    config = (generated / "deploy" / "haproxy.cfg").read_text()
+    balancer = Haproxy([], log_dir, config=config)
+    tls_port = free_port()
+    balancer.config.write_text(local_binds(config, balancer.port, tls_port, self_signed_pem(log_dir)))
     assert "Configuration file is valid" in balancer.check()
+    balancer.start()  # TLS terminated by the generated frontend: a verified handshake, an HTTP answer
+    try:
+        trust = ssl.create_default_context(cafile=str(log_dir / "tls-cert.pem"))
+        secure = http.client.HTTPSConnection("127.0.0.1", tls_port, timeout=10, context=trust)
+        secure.request("GET", "/healthz")
+        tls_status = secure.getresponse().status
+        secure.close()
+        with pytest.raises(ssl.SSLError):  # an untrusted certificate is refused by the client
+            ssl.create_default_context().wrap_socket(socket.create_connection(("127.0.0.1", tls_port)),
+                                                     server_hostname="127.0.0.1")
+    finally:
+        balancer.stop()
+    assert tls_status == 503  # answered over TLS (no replica behind it here)
 
     compose = yaml.safe_load((generated / "compose.yaml").read_text())
     assert set(compose["services"]) == {"redis", "server", "balancer"}
@@ -289,7 +305,9 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     for name in environment:
         assert is_server_setting("PETSTORE", name) or name in credentials or name == "PETSTORE_REQUEST_STATE_KEY", name
     balancer_service = compose["services"]["balancer"]
-    assert balancer_service["volumes"] == ["./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"]
+    assert balancer_service["volumes"] == ["./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro",
+                                           "./deploy/certs:/usr/local/etc/haproxy/certs:ro"]
+    assert balancer_service["ports"] == ["8443:8443", "127.0.0.1:8080:8080"]  # plain HTTP on loopback only
     assert compose["services"]["redis"]["command"] == ["redis-server", "--save", "", "--appendonly", "no"]
 
     lines = [line for line in (generated / "Dockerfile").read_text().splitlines() if line and not line.startswith("#")]
@@ -315,7 +333,7 @@ def test_the_generated_haproxy_closes_a_client_that_drips_its_headers(generated:
     assert "    timeout http-request 10s\n" in generated_config
     balancer = Haproxy([], log_dir, config=generated_config)
     config = generated_config.replace("timeout http-request 10s", "timeout http-request 2s")
-    balancer.config.write_text(config.replace("    bind :8080\n", f"    bind 127.0.0.1:{balancer.port}\n"))
+    balancer.config.write_text(local_binds(config, balancer.port, free_port(), self_signed_pem(log_dir)))
     balancer.check()
     balancer.start()
     try:
