@@ -48,7 +48,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 class RedisServer:
     """`redis-server` on a free port of 127.0.0.1, nothing persisted."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, password: str | None = None) -> None:
+        self.password = password
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed (apt-get install -y redis-server; see .ci/run)")
@@ -61,6 +62,8 @@ class RedisServer:
     def start(self) -> RedisServer:
         command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                    "--logfile", str(self.log), "--daemonize", "no"]
+        if self.password:
+            command += ["--requirepass", self.password]
         self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait_listening(self.port, self.proc, "redis-server", self.log)
@@ -77,6 +80,9 @@ class RedisServer:
     def command(self, *args: str) -> str:
         """One command through redis-cli-less RESP over a socket (inline command), its raw reply."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=5) as conn:
+            if self.password:
+                conn.sendall(f"AUTH {self.password}\r\n".encode())
+                assert conn.recv(64).startswith(b"+OK"), "AUTH refused"
             conn.sendall((" ".join(args) + "\r\n").encode())
             return conn.recv(65536).decode()
 

@@ -202,6 +202,41 @@ async def test_a_replica_killed_under_load_loses_no_retried_call(
           f"the survivor served {survivor_calls}")
 
 
+async def test_redis_with_a_password_from_a_file_and_never_shown(
+    generated: Path, scale_upstream: ScaleUpstream, log_dir: Path, tmp_path: Path
+) -> None:
+    """A redis-server started with requirepass: a replica reading the password from a file (a
+    compose secret) shares the limits; one whose URL carries a wrong password finds Redis
+    unreachable. Neither password appears in a log, the start-up line or /healthz."""
+    password, wrong = "redis-pass-" + "7" * 24, "wrong-pass-" + "8" * 24
+    secret = tmp_path / "redis_password"
+    secret.write_text(password + "\n")
+    redis = RedisServer(log_dir, password=password).start()
+    try:
+        good = replica_env(generated, scale_upstream, PETSTORE_RATE_LIMIT="100/min", PETSTORE_REDIS_URL=redis.url,
+                           PETSTORE_REDIS_PASSWORD_FILE=str(secret))
+        bad = replica_env(generated, scale_upstream, PETSTORE_RATE_LIMIT="100/min",
+                          PETSTORE_REDIS_URL=f"redis://:{wrong}@127.0.0.1:{redis.port}/0")
+        with replicas(good, log_dir, "redis-pass", count=1) as [(port, _, log)], \
+                replicas(bad, log_dir, "redis-wrong", count=1) as [(bad_port, _, bad_log)]:
+            async with Client(f"http://127.0.0.1:{port}/mcp", cache=None) as client:
+                result = await client.call_tool("getPetById", {"petId": 1})
+            async with Client(f"http://127.0.0.1:{bad_port}/mcp", cache=None) as client:
+                refused_redis = await client.call_tool("getPetById", {"petId": 1})  # fail-open: served
+            health, bad_health = get(port, "/healthz"), get(bad_port, "/healthz")
+            keys = redis.command("KEYS", "*")
+        logs = log.read_text() + bad_log.read_text()
+    finally:
+        redis.stop()
+    assert not result.is_error and not refused_redis.is_error
+    assert json.loads(health[1])["redis"] == "ok" and json.loads(bad_health[1])["redis"] == "unreachable"
+    assert "rate:server" in keys
+    assert f"Redis at 127.0.0.1:{redis.port}/0 is unreachable" in logs
+    assert f"rate limits shared on Redis 127.0.0.1:{redis.port}/0" in logs
+    for shown in (logs, health[1], bad_health[1]):
+        assert password not in shown and wrong not in shown
+
+
 @pytest.mark.parametrize("mode", ["open", "closed"])
 async def test_redis_stopped_mid_run_then_back(
     generated: Path, scale_upstream: ScaleUpstream, redis: RedisServer, log_dir: Path, mode: str
@@ -308,7 +343,30 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     assert balancer_service["volumes"] == ["./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro",
                                            "./deploy/certs:/usr/local/etc/haproxy/certs:ro"]
     assert balancer_service["ports"] == ["8443:8443", "127.0.0.1:8080:8080"]  # plain HTTP on loopback only
-    assert compose["services"]["redis"]["command"] == ["redis-server", "--save", "", "--appendonly", "no"]
+    redis_service = compose["services"]["redis"]
+    assert redis_service["secrets"] == server["secrets"] == ["redis_password"]
+    assert compose["secrets"] == {"redis_password": {"file": "./deploy/redis_password"}}
+    assert environment["PETSTORE_REDIS_PASSWORD_FILE"] == "/run/secrets/redis_password"
+    # The redis service's shell command, run here (compose's `$$` is a `$`), starts a Redis that wants the password.
+    assert redis_service["command"][:2] == ["sh", "-c"]
+    secret = log_dir / "compose-redis-password"
+    secret.write_text("compose-redis-" + "5" * 20 + "\n")
+    local = RedisServer(log_dir)
+    script = redis_service["command"][2].replace("$$", "$").replace("/run/secrets/redis_password", str(secret))
+    proc = subprocess.Popen(["sh", "-c", f"{script} --port {local.port} --bind 127.0.0.1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(local.port, proc, log_dir / "compose-redis.log")
+        with socket.create_connection(("127.0.0.1", local.port), timeout=5) as conn:
+            conn.sendall(b"PING\r\n")
+            refused = conn.recv(200)
+            conn.sendall(b"AUTH " + secret.read_bytes().strip() + b"\r\nPING\r\n")
+            time.sleep(0.2)
+            accepted = conn.recv(200)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert refused.startswith(b"-NOAUTH") and accepted == b"+OK\r\n+PONG\r\n"
 
     lines = [line for line in (generated / "Dockerfile").read_text().splitlines() if line and not line.startswith("#")]
     instructions = [line.split()[0] for line in lines if not line.startswith(" ")]
