@@ -370,7 +370,7 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
 
     lines = [line for line in (generated / "Dockerfile").read_text().splitlines() if line and not line.startswith("#")]
     instructions = [line.split()[0] for line in lines if not line.startswith(" ")]
-    assert instructions[0] == "FROM" and lines[0] == "FROM python:3.12-slim"
+    assert instructions[0] == "FROM" and re.fullmatch(r"FROM python:3\.12-slim@sha256:[0-9a-f]{64}", lines[0]), lines[0]
     user = next(line.split()[1] for line in lines if line.startswith("USER "))
     assert user.isdigit() and int(user) != 0
     assert instructions.index("USER") > instructions.index("RUN")  # installs as root, runs as the user
