@@ -85,6 +85,12 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
             "open",
         ),
         (f"{p}_REDIS_TIMEOUT", "Deadline of one Redis check, connecting included, seconds", "0.25"),
+        (f"{p}_REDIS_PASSWORD_FILE", "A file holding Redis's password (compose's secret), never shown", None),
+        (
+            f"{p}_IDEMPOTENCY_KEY",
+            "Header (e.g. `Idempotency-Key`) on POST/PATCH upstream requests, keyed on haproxy's `X-Request-Id`",
+            None,
+        ),
         (
             f"{p}_HTTP_RESPONSE",
             "sse: a call's progress and log notifications reach HTTP clients; json: one JSON body, none",
