@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from mcpgen import __version__, naming, progress
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic, renamed_message
+from mcpgen.formatting import format_files
 from mcpgen.ir import Project
 from mcpgen.options import Options, SourceKind, source_problems
 from mcpgen.project.changes import Change, Served, compare, served, tool_identity
@@ -40,7 +41,7 @@ from mcpgen.transforms.output_schemas import apply_output_schemas
 from mcpgen.transforms.overrides import apply_confirm, apply_overrides
 from mcpgen.transforms.portable import apply_portable_inputs
 from mcpgen.transforms.prompts import apply_prompts
-from mcpgen.writer import OutputExists, check_target, format_files, write_tree
+from mcpgen.writer import OutputExists, check_target, write_tree
 
 if TYPE_CHECKING:
     from mcpgen.sources.openapi.parser import OpenApiOptions, PendingModels
@@ -137,6 +138,21 @@ def _stopped_after(pending: PendingModels | None) -> contextlib.AbstractContextM
     return contextlib.nullcontext() if pending is None else contextlib.closing(pending)
 
 
+def new_project(name: str, output: Path | None = None, force: bool = False) -> tuple[Path, dict[str, str]]:
+    """`mcpgen new`: a hand-written server project in `output` (default ./NAME), rendered,
+    formatted and written by the same stages as a generation; nothing is written on any error."""
+    from mcpgen.rendering.scaffold import check_new_target, project_names, render_new
+
+    names = project_names(name)
+    target = output or Path.cwd() / names.name
+    problem = check_new_target(target, force)
+    if problem is not None:
+        raise OutputExists(problem)
+    files = format_files(render_new(names))
+    write_tree(target, files, force=True)  # checked above, with advice that fits `new`
+    return target, files
+
+
 def _check_source(options: Options, kind: SourceKind) -> None:
     """Options this kind of source cannot use are an error, not silently dropped."""
     found = source_problems(options, kind)
@@ -168,7 +184,7 @@ def emit(
             raise GenerationError(diagnostics)
         output = options.output or Path.cwd() / naming.distribution_name(project.name)
         check_target(output, options.force)  # fail fast, before the costly steps
-        project, diagnostics, (generated, user_files, manifest) = _render_all(project, diagnostics, pending)
+        project, diagnostics, (generated, user_files, manifest) = _render_all(project, diagnostics, pending, options)
     if project_file is not None:
         example = project.tools[0].name if project.tools else ""
         user_files[PROJECT_FILE] = render_project_file(project_file(output), example)
@@ -252,7 +268,7 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
             message = f"no {MANIFEST_FILE}: cannot tell generated files from edited ones"
             hint = "restore it from version control, or pass --force (differing files are kept as .orig)"
             raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, message, str(project_dir), hint=hint)])
-        project, diagnostics, (generated, user_files, manifest) = _render_all(project, diagnostics, pending)
+        project, diagnostics, (generated, user_files, manifest) = _render_all(project, diagnostics, pending, options)
     the_plan = plan(project_dir, generated, user_files, old_manifest)
     changes = _changes(project_dir, old_manifest, project)
     manifest_text = read_bounded(project_dir / MANIFEST_FILE) if old_manifest else ""
@@ -406,25 +422,23 @@ Rendered = tuple[dict[str, str], dict[str, str], Manifest]  # generated files, t
 
 
 def _render_all(
-    project: Project, diagnostics: list[Diagnostic], pending: PendingModels | None
+    project: Project, diagnostics: list[Diagnostic], pending: PendingModels | None, options: Options
 ) -> tuple[Project, list[Diagnostic], Rendered]:
-    """The project's files. With typed models still pending, what does not need them is
-    rendered and formatted first, then the models attached (their warnings in place) and
-    the typed API rendered: GitHub's models take longer than everything else."""
+    """The project's files: rendered, then formatted once, each generated file with its header.
+    With typed models still pending, what does not need them is rendered first, then the
+    models attached (their warnings in place) and the typed API rendered."""
     progress.step(f"rendering {len(project.tools):,} tools")
-    untyped = _formatted(project, render_untyped(project), frozenset())
+    untyped = render_untyped(project)
     if pending is not None:
         project, diagnostics = pending.attach(project, diagnostics)
-    # Model modules already as black writes them (most of a big spec's Python) skip black;
-    # the others and the typed API are as black writes them but for long lines: black runs
-    # on those lines, or on the module if it must.
-    typed = render_typed(project)
-    black_formatted = frozenset(f"src/{project.package}/models/{m.path}" for m in project.models if m.black_formatted)
-    python_files = sum(path.endswith(".py") for path in [*untyped, *typed]) - len(_copied(project))
+    rendered = {**untyped, **render_typed(project)}
+    users = render_user_files(project)
+    copied = _copied(project)
+    python_files = sum(path.endswith(".py") for path in [*rendered, *users]) - len(copied)
     progress.step(f"formatting {python_files:,} Python files")
-    formatted = {**untyped, **_formatted(project, typed, black_formatted, long_lines=frozenset(typed) - black_formatted)}
-    generated = dict(sorted(formatted.items()))
-    user_files = render_user_files(project)
+    formatted = format_files({**rendered, **users}, keep=copied, formatter=options.formatter)
+    generated = {path: formatted[path] if path in copied else with_header(path, formatted[path]) for path in sorted(rendered)}
+    user_files = {path: formatted[path] for path in users}
     manifest = Manifest(
         mcpgen_version=__version__,
         files={path: digest(text) for path, text in generated.items()},
@@ -438,15 +452,6 @@ def _copied(project: Project) -> frozenset[str]:
     """Files copied byte for byte: the user's source modules (line numbers must match) and the runtime."""
     copied = frozenset(f"src/{project.package}/{relative}" for relative, _ in project.copied_files)
     return copied | frozenset(runtime_files(project))
-
-
-def _formatted(
-    project: Project, rendered: dict[str, str], keep: frozenset[str], long_lines: frozenset[str] = frozenset()
-) -> dict[str, str]:
-    """`rendered` formatted (see `format_files`), each generated file with its header."""
-    copied = _copied(project)
-    formatted = format_files(rendered, keep=copied | keep, black_but_long_lines=long_lines)
-    return {path: text if path in copied else with_header(path, text) for path, text in formatted.items()}
 
 
 def _changes(project_dir: Path, old_manifest: Manifest | None, project: Project) -> list[Change]:
@@ -497,5 +502,6 @@ __all__ = [
     "emit",
     "generate_openapi",
     "generate_python",
+    "new_project",
     "regenerate",
 ]

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from mcpgen import __version__, api, naming, progress, summary
 from mcpgen.clients import lint
 from mcpgen.diagnostics import Diagnostic, GenerationError, Level, Topic
+from mcpgen.formatting import DEFAULT_FORMATTER, FORMATTERS
 from mcpgen.install import clients as install_clients
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 from mcpgen.options import (
@@ -63,6 +64,7 @@ MaxNameOption = Annotated[
 
 ToolMode = enum.Enum("ToolMode", {mode: mode for mode in TOOL_MODES}, type=str)  # type: ignore[misc]
 OutputSchemas = enum.Enum("OutputSchemas", {kind: kind for kind in OUTPUT_SCHEMAS}, type=str)  # type: ignore[misc]
+FormatterName = enum.Enum("FormatterName", {name: name for name in FORMATTERS}, type=str)  # type: ignore[misc]
 ClientName = enum.Enum("ClientName", {name: name for name in CLIENT_PROFILES}, type=str)  # type: ignore[misc]
 LintClient = enum.Enum("LintClient", {name: name for name in (*lint.CLIENTS, "all")}, type=str)  # type: ignore[misc]
 
@@ -98,6 +100,10 @@ ClientProfileOption = Annotated[
         "--client-profile",
         help="Advertise schemas and names this client accepts (the server still validates the full schema).",
     ),
+]
+FormatterOption = Annotated[
+    FormatterName,
+    typer.Option("--formatter", help="Lays out the generated Python: ruff (ruff format, black's style) or black."),
 ]
 
 
@@ -193,6 +199,7 @@ def from_openapi(
     max_response_chars: MaxResponseOption = DEFAULT_MAX_RESPONSE_CHARS,
     client_profile: ClientProfileOption = None,
     output_schemas: OutputSchemasOption = OutputSchemas[DEFAULT_OUTPUT_SCHEMAS],
+    formatter: FormatterOption = FormatterName[DEFAULT_FORMATTER],
     resources: Annotated[
         bool,
         typer.Option(
@@ -230,7 +237,7 @@ def from_openapi(
     options = _options(
         output=output, name=name, force=force, max_name_length=max_name_length, models=models, filters=filters,
         resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars, output_schemas),
-        allow_remote_refs=allow_remote_refs, allow_refs_outside=allow_refs_outside,
+        allow_remote_refs=allow_remote_refs, allow_refs_outside=allow_refs_outside, formatter=formatter.value,
     )
     _run(lambda: api.generate_openapi(spec, options), verbose, quiet)
 
@@ -253,6 +260,7 @@ def from_python(
     max_response_chars: MaxResponseOption = DEFAULT_MAX_RESPONSE_CHARS,
     client_profile: ClientProfileOption = None,
     output_schemas: OutputSchemasOption = OutputSchemas[DEFAULT_OUTPUT_SCHEMAS],
+    formatter: FormatterOption = FormatterName[DEFAULT_FORMATTER],
     verbose: VerboseOption = False,
     quiet: QuietOption = False,
 ) -> None:
@@ -265,6 +273,7 @@ def from_python(
         include=include or [],
         exclude=exclude or [],
         **_surface(tool_mode, page_size, client_profile, max_response_chars, output_schemas),
+        formatter=formatter.value,
     )
     _run(lambda: api.generate_python(target, options), verbose, quiet)
 
@@ -450,10 +459,10 @@ def new(
     force: ForceOption = False,
 ) -> None:
     """Create a hand-written MCP server project: example tool, resource and prompt, tests, README."""
-    from mcpgen.rendering.scaffold import ScaffoldError, new_project
+    from mcpgen.rendering.scaffold import ScaffoldError
 
     try:
-        target, files = new_project(name, output, force)
+        target, files = api.new_project(name, output, force)
     except (ScaffoldError, OutputExists) as exc:
         typer.secho(f"error: {exc}", fg="red", err=True)
         raise typer.Exit(1) from None

@@ -191,7 +191,6 @@ class ModelModule:
 
     path: str
     source: str
-    black_formatted: bool = False  # already as black writes it: the formatting step skips it
 
 
 @dataclass(frozen=True, slots=True)

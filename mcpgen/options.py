@@ -26,6 +26,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+from mcpgen.formatting import DEFAULT_FORMATTER, FORMATTERS, Formatter
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
 
 # 25 keeps every tools/list page of GitHub's API (1,223 tools, the largest 55 KB) under 500 KB.
@@ -306,6 +307,8 @@ class Options(_Model):
     # OpenAPI tag -> icons of its operations' tools (a tool's own `[tools.<name>] icons` win)
     tag_icons: Annotated[dict[str, Icons], Field(strict=False), _expect("a table of tag = [{ src = ... }]")] = {}
     confirm: ConfirmRules = ()  # OpenAPI tools that ask the user before calling (see ConfirmRule)
+    # lays out the generated Python: ruff format (black's style) or black itself
+    formatter: Annotated[Formatter, _expect(" or ".join(f'"{f}"' for f in FORMATTERS))] = DEFAULT_FORMATTER
 
     @field_validator("name", "client_profile", mode="before")
     @classmethod

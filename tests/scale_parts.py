@@ -48,7 +48,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 class RedisServer:
     """`redis-server` on a free port of 127.0.0.1, nothing persisted."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, password: str | None = None) -> None:
+        self.password = password
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed (apt-get install -y redis-server; see .ci/run)")
@@ -61,6 +62,8 @@ class RedisServer:
     def start(self) -> RedisServer:
         command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                    "--logfile", str(self.log), "--daemonize", "no"]
+        if self.password:
+            command += ["--requirepass", self.password]
         self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait_listening(self.port, self.proc, "redis-server", self.log)
@@ -77,6 +80,9 @@ class RedisServer:
     def command(self, *args: str) -> str:
         """One command through redis-cli-less RESP over a socket (inline command), its raw reply."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=5) as conn:
+            if self.password:
+                conn.sendall(f"AUTH {self.password}\r\n".encode())
+                assert conn.recv(64).startswith(b"+OK"), "AUTH refused"
             conn.sendall((" ".join(args) + "\r\n").encode())
             return conn.recv(65536).decode()
 
@@ -172,3 +178,23 @@ def haproxy(backends: list[int], log_dir: Path) -> Iterator[Haproxy]:
         yield balancer
     finally:
         balancer.stop()
+
+
+def self_signed_pem(directory: Path) -> Path:
+    """A self-signed certificate for 127.0.0.1 and its key in one PEM file (haproxy's `crt`), made by `openssl`."""
+    key, cert, pem = directory / "tls-key.pem", directory / "tls-cert.pem", directory / "server.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    pem.write_bytes(cert.read_bytes() + key.read_bytes())
+    return pem
+
+
+GENERATED_TLS_BIND = "    bind :8443 ssl crt /usr/local/etc/haproxy/certs/server.pem alpn http/1.1\n"
+
+
+def local_binds(config: str, port: int, tls_port: int, pem: Path) -> str:
+    """The generated haproxy.cfg bound to 127.0.0.1: plain HTTP on `port`, TLS on `tls_port` with `pem`."""
+    assert GENERATED_TLS_BIND in config and "    bind :8080\n" in config
+    tls = f"    bind 127.0.0.1:{tls_port} ssl crt {pem} alpn http/1.1\n"
+    return config.replace(GENERATED_TLS_BIND, tls).replace("    bind :8080\n", f"    bind 127.0.0.1:{port}\n")

@@ -1,1 +1,1 @@
-"""Typed pydantic models from component schemas (datamodel-code-generator), laid out as black would."""
+"""Typed pydantic models from component schemas (datamodel-code-generator); the format stage lays them out."""

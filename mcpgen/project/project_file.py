@@ -129,6 +129,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         allow_refs_outside=options.allow_refs_outside,
         client_profile=options.client_profile or "",
         output_schemas=options.output_schemas,
+        formatter=options.formatter,
         resources=options.resources,
         icons=_icons_toml(options.icons),
         tag_icons=_toml({tag: [_icon_table(i) for i in icons] for tag, icons in options.tag_icons.items()})

@@ -1,13 +1,11 @@
-"""IR → {relative path: text}. The Jinja environment, its filters, and the views
-templates read. Spec text reaches generated code only through the escaping filters here.
+"""IR → {relative path: text}: the Jinja environment and the file list of a generated project.
+Spec text reaches generated code only through the escaping filters (`rendering/filters.py`);
+templates read the views of `rendering/views.py`. Rendering writes nothing and formats nothing:
+the format stage (`mcpgen/formatting.py`) lays out the Python, the writer puts it on disk.
 """
 
 from __future__ import annotations
 
-import json
-import keyword
-import math
-import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,14 +14,38 @@ import jinja2
 
 from mcpgen import dependencies as dependency_table
 from mcpgen import naming
-from mcpgen.ir import HttpBody, HttpRoute, Icon, Project, Prompt, Resource, SecurityScheme, Tool
+from mcpgen.ir import Project
 from mcpgen.rendering import project_tests
-from mcpgen.writer import LINE_LENGTH
+from mcpgen.rendering.filters import (
+    annotation,
+    comment,
+    docstring,
+    dotted,
+    ident,
+    json_document,
+    json_lines,
+    md,
+    mdcell,
+    pyrepr,
+    tomlstr,
+)
+from mcpgen.rendering.settings_table import _runtime_env_vars
+from mcpgen.rendering.views import (
+    client_configs,
+    icon_entry,
+    operation_view,
+    prompt_entry,
+    resource_entry,
+    route_entry,
+    security_view,
+    sends_bytes,
+    tool_entry,
+    typed_imports,
+    wire_tool,
+)
 
 # google-re2: spec patterns are matched in linear time (runtime/patterns.py); wheels for
 # CPython 3.10-3.13 on Linux (manylinux 2.28; older releases for manylinux2014), macOS, Windows.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ANNOTATION = re.compile(r"^[^\W\d][\w\[\], |.]*$")  # \w: Unicode identifiers too (model classes)
 # Above this many operations the typed API becomes a package of modules this size, so no
 # generated module is too big to read, import or type-check (Microsoft Graph's was 13 MB).
 OPERATIONS_PER_MODULE = 150
@@ -34,181 +56,6 @@ def templates_dir() -> Path:
     package = Path(__file__).resolve().parents[1]
     packaged = package / "templates"
     return packaged if packaged.is_dir() else package.parent / "templates"
-
-
-# -- filters: the only way spec text reaches generated files ----------------
-
-
-def pyrepr(value: Any) -> str:
-    """A Python literal for JSON-like data; anything else is refused rather than guessed."""
-    if isinstance(value, str):
-        return _string_literal(value)
-    if value is None or isinstance(value, (bool, int)):
-        return repr(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else f'float("{value}")'
-    if isinstance(value, (list, tuple)):
-        items = ", ".join(pyrepr(v) for v in value)
-        if isinstance(value, tuple):
-            return f"({items},)" if len(value) == 1 else f"({items})"
-        return f"[{items}]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"pyrepr: unsupported value of type {type(value).__name__}")
-
-
-def _string_literal(text: str) -> str:
-    """repr(), but double-quoted as black writes it: a module black changes is formatted
-    twice, so black-style input halves its cost. repr picks single quotes only for text
-    without a `'` to escape, so the swap is safe whenever the text holds no `"` either."""
-    literal = repr(text)
-    if literal[0] == "'" and '"' not in text:
-        return f'"{literal[1:-1]}"'
-    return literal
-
-
-def docstring(text: Any) -> str:
-    """Text safe inside a triple-quoted docstring: no escape, quote or control character survives."""
-    text = _CONTROL.sub("", str(text or "")).replace("\r\n", "\n").replace("\r", "\n")
-    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    text = "\n".join(line.rstrip() for line in text.strip().splitlines())
-    # A last `"` would run into the closing quotes, unless it is escaped already (text
-    # ending in three quotes): backslashes are doubled above, so an odd run before it escapes it.
-    if text.endswith('"') and (len(text) - 1 - len(text[:-1].rstrip("\\"))) % 2 == 0:
-        text = text[:-1] + '\\"'
-    return text or "(no description)"
-
-
-def docstring_literal(text: Any, indent: int = 4) -> str:
-    """A whole docstring, quotes included, laid out as black lays it out at `indent`
-    spaces (black's linegen docstring rules): later lines re-indented, a leading quote
-    padded, closing quotes on their own line when the last line has no room for them."""
-    lines = docstring(text).split("\n")
-    if len(lines) > 1:
-        rest = [_leading_tabs_expanded(line) for line in lines[1:]]
-        common = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
-        lines = [lines[0], *(" " * indent + line[common:] if line.strip() else "" for line in rest)]
-    body = "\n".join(lines)
-    if body.startswith('"'):
-        body = " " + body
-    if body.endswith('"'):
-        body += " "
-    if len(lines) > 1 and len(body.rsplit("\n", 1)[-1]) + 3 > LINE_LENGTH:
-        body += "\n" + " " * indent
-    return f'"""{body}"""'
-
-
-def _leading_tabs_expanded(line: str) -> str:
-    stripped = line.lstrip()
-    return (
-        line
-        if not stripped or stripped == line
-        else line[: len(line) - len(stripped)].expandtabs() + stripped
-    )
-
-
-def ident(value: Any) -> str:
-    text = str(value)
-    if not text.isidentifier():
-        raise ValueError(f"not a Python identifier: {text!r}")
-    return text
-
-
-def dotted(value: Any) -> str:
-    """A module path of identifiers (Unicode ones too: model modules are named from schemas)."""
-    text = str(value)
-    if not all(part.isidentifier() and not keyword.iskeyword(part) for part in text.split(".")):
-        raise ValueError(f"not a dotted module name: {text!r}")
-    return text
-
-
-def annotation(value: Any) -> str:
-    text = str(value)
-    if not _ANNOTATION.match(text):
-        raise ValueError(f"not a type annotation: {text!r}")
-    return text
-
-
-def tomlstr(value: Any) -> str:
-    """A TOML basic string (JSON's escapes are a subset of TOML's)."""
-    return json.dumps(str(value), ensure_ascii=True)
-
-
-def comment(value: Any) -> str:
-    return " ".join(_CONTROL.sub("", str(value)).split())
-
-
-def md(value: Any) -> str:
-    """Prose for README.md: code fences neutralised so text cannot open a block."""
-    return _CONTROL.sub("", str(value)).replace("```", "ʼʼʼ").strip()
-
-
-def mdcell(value: Any) -> str:
-    if value is None or value == "":
-        return ""
-    text = " ".join(_CONTROL.sub("", str(value)).split()).replace("|", "\\|").replace("`", "'")
-    return text if len(text) <= 160 else text[:159] + "…"
-
-
-def pyassign(value: Any, target: str) -> str:
-    """`target = <literal>` at module level, laid out as black writes it: black leaves the
-    module as it is and so formats it once, not twice."""
-    return f"{target} = " + _black_literal(value, len(target) + 3, 0, "", target)
-
-
-def pyentry(value: Any, key: Any, depth: int = 1) -> str:
-    """`<key literal>: <value literal>,`, one entry of a dict literal at `depth`, as black writes it."""
-    head = f"{pyrepr(key)}: "
-    return head + _black_literal(value, 4 * depth + len(head), depth, ",") + ","
-
-
-def pykwarg(value: Any, name: str, depth: int = 1) -> str:
-    """`name=<literal>,`, one keyword argument of a call at `depth`, as black writes it."""
-    head = f"{ident(name)}="
-    return head + _black_literal(value, 4 * depth + len(head), depth, ",") + ","
-
-
-def _black_literal(
-    value: Any, column: int, depth: int, tail: str, target: str | None = None
-) -> str:
-    """pyrepr's text starting at `column` (`tail` follows it) on a line indented 4 * `depth`:
-    kept on the line if it fits black's line length, else a non-empty collection is exploded
-    one item per line with trailing commas (magic: black keeps them exploded), recursively.
-    A scalar that does not fit stays on the line, except after `=`: black wraps it in
-    parentheses when that makes it fit, and always after an annotated target (`X: str = `)."""
-    text = pyrepr(value)
-    if column + len(text) + len(tail) <= LINE_LENGTH:
-        return text
-    indent = " " * 4 * (depth + 1)
-    if isinstance(value, dict) and value:
-        heads = [f"{pyrepr(k)}: " for k in value]
-        items = [
-            head + _black_literal(v, len(indent) + len(head), depth + 1, ",")
-            for head, v in zip(heads, value.values(), strict=True)
-        ]
-        brackets = "{}"
-    elif isinstance(value, (list, tuple)) and value:
-        items = [_black_literal(v, len(indent), depth + 1, ",") for v in value]
-        brackets = "()" if isinstance(value, tuple) else "[]"
-    else:
-        if target is not None and (len(indent) + len(text) <= LINE_LENGTH or ":" in target):
-            return f"(\n{indent}{text}\n)"
-        return text
-    body = "".join(f"{indent}{item},\n" for item in items)
-    return f"{brackets[0]}\n{body}{' ' * 4 * depth}{brackets[1]}"
-
-
-def json_document(value: Any) -> str:
-    """Strict JSON: a NaN or infinity (which sources drop with a warning) is a bug, not output."""
-    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
-
-
-def json_lines(items: list[Any]) -> str:
-    """A JSON array, one compact item per line: half the bytes of indented JSON (the
-    server loads it at start-up) while diffs still show which item changed. Strict JSON."""
-    return "[\n" + ",\n".join(
-        json.dumps(i, ensure_ascii=False, separators=(",", ":"), allow_nan=False) for i in items
-    ) + "\n]"
 
 
 @cache
@@ -223,11 +70,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(
         pyrepr=pyrepr,
-        pyassign=pyassign,
-        pyentry=pyentry,
-        pykwarg=pykwarg,
         docstring=docstring,
-        docstring_literal=docstring_literal,
         ident=ident,
         dotted=dotted,
         annotation=annotation,
@@ -241,276 +84,6 @@ def environment() -> jinja2.Environment:
     return env
 
 
-# -- views: IR facts arranged the way templates read them -------------------
-
-
-def wire_tool(tool: Tool) -> dict[str, Any]:
-    """The MCP Tool object exactly as tools/list sends it."""
-    out: dict[str, Any] = {"name": tool.name}
-    if tool.title:
-        out["title"] = tool.title
-    out["description"] = tool.description
-    out["inputSchema"] = tool.input_schema
-    if tool.output_schema is not None:
-        out["outputSchema"] = tool.output_schema
-    hints = {
-        "readOnlyHint": tool.annotations.read_only,
-        "destructiveHint": tool.annotations.destructive,
-        "idempotentHint": tool.annotations.idempotent,
-        "openWorldHint": tool.annotations.open_world,
-    }
-    annotations: dict[str, Any] = {"title": tool.title} if tool.title else {}
-    annotations.update({k: v for k, v in hints.items() if v is not None})
-    if annotations:
-        out["annotations"] = annotations
-    if tool.icons:
-        out["icons"] = [icon_entry(icon) for icon in tool.icons]
-    return out
-
-
-def icon_entry(icon: Icon) -> dict[str, Any]:
-    """An MCP Icon as sent."""
-    out: dict[str, Any] = {"src": icon.src}
-    if icon.mime_type:
-        out["mimeType"] = icon.mime_type
-    if icon.sizes:
-        out["sizes"] = list(icon.sizes)
-    if icon.theme:
-        out["theme"] = icon.theme
-    return out
-
-
-def tool_entry(tool: Tool) -> dict[str, Any]:
-    entry: dict[str, Any] = {"tool": wire_tool(tool), "wrapsResult": tool.wraps_result}
-    if tool.tags:
-        entry["tags"] = list(tool.tags)
-    if tool.input_validation is not None:
-        entry["inputValidation"] = tool.input_validation
-    if tool.route is not None:
-        entry["http"] = route_entry(tool.route)
-    if tool.scopes is not None:
-        entry["scopes"] = [list(alternative) for alternative in tool.scopes]
-    return entry
-
-
-def route_entry(route: HttpRoute) -> dict[str, Any]:
-    """An HTTP route as `upstream.send` reads it."""
-    return {
-        "method": route.method,
-        "path": route.path,
-        "params": [
-            {
-                "name": p.name,
-                "argument": p.argument,
-                "in": p.location,
-                "style": p.style,
-                "explode": p.explode,
-            }
-            for p in route.params
-        ],
-        "body": (
-            None
-            if route.body is None
-            else {
-                "contentType": route.body.content_type,
-                "fields": [[f.name, f.argument] for f in route.body.fields],
-                "argument": route.body.argument,
-                **_body_encoding(route.body),
-            }
-        ),
-        "security": [list(requirement) for requirement in route.security],
-    }
-
-
-def resource_entry(resource: Resource) -> dict[str, Any]:
-    """One line of resources.json: the MCP Resource/ResourceTemplate fields plus how to read it."""
-    entry: dict[str, Any] = {"name": resource.name}
-    if resource.title:
-        entry["title"] = resource.title
-    if resource.uri is not None:
-        entry["uri"] = resource.uri
-    else:
-        entry["uriTemplate"] = resource.uri_template
-        entry["pattern"] = resource.uri_pattern
-        entry["variables"] = [argument for _, argument in resource.variables]
-        entry["completions"] = {variable: list(values) for variable, values in resource.completions}
-        if resource.schemas:
-            entry["schemas"] = dict(resource.schemas)
-    entry["description"] = resource.description
-    if resource.mime_type:
-        entry["mimeType"] = resource.mime_type
-    entry["readOnly"] = resource.read_only
-    if resource.scopes is not None:
-        entry["scopes"] = [list(alternative) for alternative in resource.scopes]
-    if resource.route is not None:
-        entry["http"] = route_entry(resource.route)
-    elif resource.call is not None:
-        entry["call"] = [resource.call.module, resource.call.function, resource.call.is_async]
-    return entry
-
-
-def prompt_entry(prompt: Prompt) -> dict[str, Any]:
-    """A prompt as prompts/list sends it, plus how prompts/get answers it."""
-    listed: dict[str, Any] = {"name": prompt.name}
-    if prompt.title:
-        listed["title"] = prompt.title
-    listed["description"] = prompt.description
-    listed["arguments"] = [
-        {
-            "name": a.name,
-            **({"description": a.description} if a.description else {}),
-            "required": a.required,
-        }
-        for a in prompt.arguments
-    ]
-    messages = [
-        {
-            "role": m.role,
-            "text": m.text,
-            **(
-                {"resourceUri": m.resource_uri, "mimeType": m.resource_mime_type}
-                if m.resource_uri
-                else {}
-            ),
-        }
-        for m in prompt.messages
-    ]
-    call = (
-        None
-        if prompt.call is None
-        else [prompt.call.module, prompt.call.function, prompt.call.is_async]
-    )
-    completions = {a.name: list(a.values) for a in prompt.arguments if a.values}
-    return {"prompt": listed, "messages": messages, "call": call, "completions": completions}
-
-
-def _body_encoding(body: HttpBody) -> dict[str, Any]:
-    """File parts and per-property `encoding` of a form/multipart body (keys only when used)."""
-    out: dict[str, Any] = {}
-    files = [f.argument for f in body.fields if f.file]
-    if files:
-        out["files"] = files
-    encoding = {
-        f.name: {
-            k: v
-            for k, v in (
-                ("style", f.style),
-                ("explode", f.explode),
-                ("contentType", f.content_type),
-            )
-            if v is not None
-        }
-        for f in body.fields
-        if (f.style, f.explode, f.content_type) != (None, None, None)
-    }
-    if encoding:
-        out["encoding"] = encoding
-    return out
-
-
-def security_view(scheme: SecurityScheme) -> dict[str, Any]:
-    """How auth.py reads one scheme: kind, where it goes, and the env vars holding it."""
-    view: dict[str, Any] = {
-        "kind": scheme.kind,
-        "in": scheme.location,
-        "name": scheme.parameter,
-        "env": list(scheme.env_vars),
-    }
-    if scheme.token_url is not None:
-        view["tokenUrl"] = scheme.token_url
-    return view
-
-
-def operation_view(tool: Tool) -> dict[str, Any]:
-    route = tool.route
-    if route is None:
-        raise ValueError(f"{tool.name}: the typed API covers HTTP tools only")
-    arguments: list[dict[str, Any]] = [
-        {
-            "ident": p.python_name,
-            "key": p.argument,
-            "annotation": p.python_type,
-            "required": p.required,
-        }
-        for p in route.params
-    ]
-    if route.body is not None:
-        for f in route.body.fields:
-            arguments.append(
-                {
-                    "ident": f.python_name,
-                    "key": f.argument,
-                    "annotation": f.python_type,
-                    "required": f.required,
-                }
-            )
-        if route.body.argument is not None:
-            arguments.append(
-                {
-                    "ident": route.body.python_name,
-                    "key": route.body.argument,
-                    "annotation": route.body.python_type,
-                    "required": route.body.required,
-                }
-            )
-    for arg in arguments:
-        if (
-            not arg["required"]
-            and not arg["annotation"].endswith("| None")
-            and arg["annotation"] != "Any"
-        ):
-            arg["annotation"] += " | None"
-    arguments.sort(key=lambda a: not a["required"])  # stable: required first, spec order kept
-    doc = tool.description + "".join(
-        f"\n\n:param {a['ident']}: tool argument ``{a['key']}``"
-        for a in arguments
-        if a["ident"] != a["key"]
-    )
-    return {
-        "function": tool.python_name,
-        "tool": tool.name,
-        "arguments": arguments,
-        "returns": route.response_type,
-        "model_module": route.response_model_module,
-        "model_class": route.response_model,
-        "kind": route.response_kind,
-        "doc": doc,
-    }
-
-
-def typed_imports(operations: list[dict[str, Any]], up: str) -> dict[str, Any]:
-    """The typed API's model imports (`up` is the package's relative prefix) and, per
-    operation, which of its lines fit on one line: wrapped as black wraps them otherwise."""
-    imports = sorted(
-        {(op["model_module"], op["model_class"]) for op in operations if op["model_module"]}
-    )
-    fits = {(m, c): len(f"    from {up}models.{m} import {c}") <= LINE_LENGTH for m, c in imports}
-    return {
-        "imports": [{"module": m, "name": c, "fits": fits[m, c]} for m, c in imports],
-        "import_fits": {
-            op["function"]: fits.get((op["model_module"], op["model_class"]), True)
-            for op in operations
-        },
-        "return_fits": {
-            op["function"]: len(
-                f"    return TypeAdapter({op['returns']}).validate_json(response.content)"
-            )
-            <= LINE_LENGTH
-            for op in operations
-        },
-    }
-
-
-def _client_configs(project: Project, distribution: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    env = {v.name: f"<{v.name.lower()}>" for v in project.env_vars if v.secret}
-    server: dict[str, Any] = {"command": distribution, "args": []}
-    if env:
-        server["env"] = env
-    claude = {"mcpServers": {project.name: server}}
-    vscode = {"servers": {project.name: {"type": "stdio", **server}}}
-    return claude, vscode
-
-
 def render_project(project: Project) -> dict[str, str]:
     """Every generated file, by path relative to the output directory."""
     return dict(sorted({**render_untyped(project), **render_typed(project)}.items()))
@@ -522,7 +95,7 @@ def render_untyped(project: Project) -> dict[str, str]:
     env = environment()
     distribution = naming.distribution_name(project.name)
     dependencies = _dependencies(project)
-    claude, vscode = _client_configs(project, distribution)
+    claude, vscode = client_configs(project, distribution)
     context: dict[str, Any] = {
         "project": project,
         "distribution": distribution,
@@ -543,7 +116,7 @@ def render_untyped(project: Project) -> dict[str, str]:
         "security_schemes": {s.name: security_view(s) for s in project.security_schemes},
         "server_icons": tuple(icon_entry(icon) for icon in project.icons),
         "uploads": any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
-        "sends_bytes": _sends_bytes(project),
+        "sends_bytes": sends_bytes(project),
         "functions": {t.name: (t.call.module, t.call.function, t.call.is_async) for t in project.tools if t.call},
         "default_scopes": project.default_scopes,
         "context_tools": tuple(t.name for t in project.tools if t.call and t.call.context),
@@ -594,7 +167,7 @@ def render_typed(project: Project) -> dict[str, str]:
         context: dict[str, Any] = {
             "project": project,
             "operations": operations,
-            "typed": typed_imports(operations, "."),
+            "typed": typed_imports(operations),
             "example_function": operations[0]["function"] if operations else "operation",
             "up": ".",
         }
@@ -642,7 +215,7 @@ def _operation_modules(
         part_context = {
             **context,
             "operations": chunk,
-            "typed": typed_imports(chunk, ".."),
+            "typed": typed_imports(chunk),
             "up": "..",
         }
         out[f"{folder}/{module}.py"] = template.render(part_context)
@@ -680,163 +253,22 @@ def _dependencies(project: Project) -> list[str]:
     return sorted({*pinned, *extra}, key=key)
 
 
-def _sends_bytes(project: Project) -> bool:
-    """Whether a tool uploads files or a binary body (what `PREFIX_MAX_UPLOAD_BYTES` limits)."""
-    bodies = [t.route.body for t in project.tools if t.route and t.route.body]
-    binary = any(b.content_type.split(";")[0].strip().lower() == "application/octet-stream" for b in bodies)
-    return binary or any(f.file for body in bodies for f in body.fields)
-
-
-def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
-    """Settings every generated server reads (guard, audit, redact, http_guard, transport)."""
-    p = project.env_prefix
-    extra = [
-        (
-            f"{p}_RATE_LIMIT",
-            "Tool calls allowed, e.g. `10/s`, `600/min`, `10/s burst 20` (a bare number: per minute); 0 = unlimited",
-            "0",
-        ),
-        (
-            f"{p}_RATE_LIMIT_<TOOL>",
-            "Same, for one tool: its name upper-cased, non-alphanumerics as `_`",
-            None,
-        ),
-        (
-            f"{p}_ONE_PAGE_BYTES",
-            (
-                "A tools/list whose JSON is at most this size is one page (clients that read only "
-                "the first page see every tool); 0 = always paged"
-            ),
-            "8MB",
-        ),
-        (f"{p}_PAGE_SIZE", "Tools per tools/list page, past that budget", str(project.page_size)),
-        (f"{p}_READ_ONLY", "1 = list and run only tools annotated readOnlyHint", "0"),
-        (
-            f"{p}_TOOLS_ALLOW",
-            "Comma-separated glob patterns over the names of tools, resources and prompts: only matching ones are listed and served",
-            None,
-        ),
-        (
-            f"{p}_TOOLS_DENY",
-            "Comma-separated glob patterns over the same names: matching ones are hidden and refused",
-            None,
-        ),
-        (
-            f"{p}_MCP_TOKEN",
-            "Bearer token HTTP clients must send; required to bind to a non-loopback --host",
-            None,
-        ),
-        (f"{p}_MCP_AUTH", "HTTP clients: token (the static MCP_TOKEN, or none) or oauth (OAuth 2.1 access tokens)", "token"),
-        (f"{p}_MCP_OAUTH_ISSUER", "With MCP_AUTH=oauth: the authorization server (issuer) whose tokens are accepted", None),
-        (
-            f"{p}_MCP_OAUTH_RESOURCE",
-            "With MCP_AUTH=oauth: this server's public URL (ending /mcp), the tokens' audience",
-            "http://HOST:PORT/mcp",
-        ),
-        (f"{p}_MCP_OAUTH_JWKS_URL", "With MCP_AUTH=oauth: the issuer's JWKS", "from the issuer's metadata"),
-        (f"{p}_MCP_OAUTH_ALGORITHMS", "With MCP_AUTH=oauth: accepted JWT signature algorithms", "RS256,PS256,ES256,ES384,EdDSA"),
-        (
-            f"{p}_MCP_OAUTH_INTROSPECTION_URL",
-            "With MCP_AUTH=oauth: an RFC 7662 endpoint to check (opaque) tokens at, instead of the JWKS",
-            None,
-        ),
-        (f"{p}_MCP_OAUTH_CLIENT_ID", "This server's client id at the introspection endpoint", None),
-        (f"{p}_MCP_OAUTH_CLIENT_SECRET", "This server's client secret at the introspection endpoint", None),
-        (
-            f"{p}_ALLOWED_HOSTS",
-            "Extra host names HTTP clients may use (DNS-rebinding protection)",
-            None,
-        ),
-        (
-            f"{p}_HTTP_KEEP_ALIVE",
-            "Seconds an idle HTTP connection stays open (TS clients pause after listing)",
-            "120",
-        ),
-        (
-            f"{p}_REDIS_URL",
-            "Share rate limits and upstream 429 back-off with other replicas on Redis (needs the `redis` extra)",
-            None,
-        ),
-        (
-            f"{p}_REDIS_FAILURE",
-            "Redis unreachable: `open` applies limits per replica, `closed` refuses calls",
-            "open",
-        ),
-        (f"{p}_REDIS_TIMEOUT", "Deadline of one Redis check, connecting included, seconds", "0.25"),
-        (
-            f"{p}_HTTP_RESPONSE",
-            "sse: a call's progress and log notifications reach HTTP clients; json: one JSON body, none",
-            "sse",
-        ),
-        (
-            f"{p}_HTTP_SESSIONS",
-            (
-                "1 = HTTP sessions (Mcp-Session-Id), for elicitation and sampling with 2025-11-25 "
-                "clients; one replica, or sticky routing"
-            ),
-            "0",
-        ),
-        (
-            f"{p}_REQUEST_STATE_KEY",
-            (
-                "Keys (32+ characters, comma-separated, first one seals) for 2026-07-28 elicitation "
-                "state; the same on every replica"
-            ),
-            "one per process",
-        ),
-        (
-            f"{p}_AUDIT_LOG",
-            "One JSON line per tool call on stderr: full (arguments redacted), minimal, off",
-            "full",
-        ),
-        (
-            f"{p}_TELEMETRY",
-            "OpenTelemetry spans and metrics: on (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set), propagate (trace context passed on only), off",
-            "on",
-        ),
-        (
-            f"{p}_METRICS",
-            "prometheus: GET /metrics on the HTTP transport, behind the same gates as /mcp; off",
-            "off",
-        ),
-        (
-            f"{p}_REDACT",
-            "Comma-separated names of further env vars whose values are never shown",
-            None,
-        ),
-    ]
-    if project.source_kind == "openapi":
-        extra += [
-            (f"{p}_TIMEOUT", "Upstream wait for each read or write, seconds", "30"),
-            (f"{p}_CONNECT_TIMEOUT", "Upstream connect timeout, and the wait for a free pooled connection, seconds", "10"),
-            (
-                f"{p}_CALL_TIMEOUT",
-                "Deadline for a whole tool call: connecting, sending, every read, retries and their waits; seconds",
-                f"twice {p}_TIMEOUT",
-            ),
-            (f"{p}_RETRIES", "Retries of idempotent requests after connection errors and 502/503/504", "2"),
-            (
-                f"{p}_PROGRESS_INTERVAL",
-                (
-                    "Seconds between progress notifications while an upstream call runs, to a "
-                    "client that sent a progressToken; 0 = none"
-                ),
-                "5",
-            ),
-            (f"{p}_MAX_CONNECTIONS", "Upstream connections open at once; a call finding all busy says so", "100"),
-            (
-                f"{p}_MAX_RESPONSE_BYTES",
-                "Larger upstream bodies (counted decompressed) are refused, not read: bytes, or e.g. 20MB, 512KiB",
-                "20MB",
-            ),
-            (f"{p}_CA_BUNDLE", "PEM file or directory of CA certificates to trust (TLS is always verified)", None),
-        ]
-        if any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields):
-            extra.append((f"{p}_UPLOAD_DIR", "Directory whose files tools may upload by path; unset = no local file access", None))
-        if _sends_bytes(project):
-            extra.append((f"{p}_MAX_UPLOAD_BYTES", "Larger files and binary bodies are refused, files before they are read", "50MB"))
-    else:  # Python tools' images, audio and blobs (runtime/content.py)
-        binary = "Binary content (images, audio, blobs) a tool returns, in all; a block past it becomes a note"
-        extra.append((f"{p}_MAX_RESPONSE_BYTES", binary, "20MB"))
-    extra.append((f"{p}_MAX_RESPONSE_CHARS", "Longer results are truncated, with a note", str(project.max_response_chars)))
-    return [{"name": name, "description": text, "default": default} for name, text, default in extra]
+__all__ = [
+    "OPERATIONS_PER_MODULE",
+    "environment",
+    "icon_entry",
+    "operation_view",
+    "prompt_entry",
+    "render_project",
+    "render_typed",
+    "render_untyped",
+    "render_user_files",
+    "resource_entry",
+    "route_entry",
+    "runtime_dir",
+    "runtime_files",
+    "security_view",
+    "templates_dir",
+    "tool_entry",
+    "wire_tool",
+]

@@ -1,6 +1,7 @@
 """`mcpgen new`: a hand-written MCP server project, ready to run and test.
 
-NAME → names (distribution, package, title) → templates/new/ → black → staged write.
+NAME → names (distribution, package, title) → templates/new/ → files; `api.new_project`
+formats and writes them with the generator's own format and write stages.
 The project depends on the `mcp` SDK only; nothing in it is generated from a source.
 """
 
@@ -15,7 +16,6 @@ from typing import Any
 
 from mcpgen import dependencies
 from mcpgen.rendering.render import environment
-from mcpgen.writer import OutputExists, format_files, write_tree
 
 DEPENDENCIES = tuple(d.requirement for d in dependencies.NEW)
 TEST_DEPENDENCIES = ("anyio>=4.5", "pytest>=8")
@@ -71,14 +71,14 @@ def project_names(name: str) -> ProjectNames:
 
 
 def render_new(names: ProjectNames) -> dict[str, str]:
-    """Every file of the new project by relative path, formatted."""
+    """Every file of the new project by relative path, as rendered (not yet formatted)."""
     env = environment()
     context = _context(names)
     files = {
         path.format(package=names.package): env.get_template(f"new/{template}").render(context)
         for path, template in _FILES.items()
     }
-    return format_files(dict(sorted(files.items())))
+    return dict(sorted(files.items()))
 
 
 def _context(names: ProjectNames) -> dict[str, Any]:
@@ -97,18 +97,10 @@ def _context(names: ProjectNames) -> dict[str, Any]:
     }
 
 
-def new_project(name: str, output: Path | None = None, force: bool = False) -> tuple[Path, dict[str, str]]:
-    """Create the project in `output` (default ./NAME); nothing is written on any error."""
-    names = project_names(name)
-    target = output or Path.cwd() / names.name
-    _check_target(target, force)
-    files = render_new(names)
-    write_tree(target, files, force=True)  # checked above, with advice that fits `new`
-    return target, files
-
-
-def _check_target(target: Path, force: bool) -> None:
+def check_new_target(target: Path, force: bool) -> str | None:
+    """Why `target` cannot take a new project (None: it can), with advice that fits `new`."""
     if target.exists() and not target.is_dir():
-        raise OutputExists(f"{target} exists and is not a directory")
+        return f"{target} exists and is not a directory"
     if target.is_dir() and any(target.iterdir()) and not force:
-        raise OutputExists(f"{target} exists and is not empty; pass --force to replace it (everything in it goes)")
+        return f"{target} exists and is not empty; pass --force to replace it (everything in it goes)"
+    return None

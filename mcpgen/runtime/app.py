@@ -677,6 +677,7 @@ def serve_http(host: str, port: int) -> None:
 
     from .http_guard import auth_mode, protect, resource_url, transport_security
     from .json_lists import JsonLists
+    from .replay import HoldHeaders
     from .shared import describe
 
     state().owns_process = True
@@ -698,7 +699,7 @@ def serve_http(host: str, port: int) -> None:
     )
     # log_config=None: uvicorn's lines go through the root logger, whose output is redacted.
     uvicorn.run(
-        protect(JsonLists(app), resource, host),
+        protect(JsonLists(HoldHeaders(app)), resource, host),
         host=host,
         port=port,
         log_level="warning",

@@ -39,9 +39,11 @@ def search(pattern: str) -> Search:
     except re2.error:
         # Lookaround or backreferences: backtracking `re`, on bounded input only.
         fallback = re.compile(pattern)
-        return lambda text: (
-            bool(fallback.search(text)) if len(text) <= FALLBACK_MAX_CHARS else None
-        )
+
+        def bounded(text: str) -> bool | None:
+            return bool(fallback.search(text)) if len(text) <= FALLBACK_MAX_CHARS else None
+
+        return bounded
     return lambda text: compiled.search(text) is not None
 
 

@@ -18,6 +18,7 @@ import ipaddress
 import json
 import os
 import re
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
@@ -128,6 +129,10 @@ class Settings:
     redis_url: str | None = None  # rate limits shared by replicas (`shared`)
     redis_failure: RedisFailure = "open"
     redis_timeout: float = DEFAULT_REDIS_TIMEOUT
+    redis_password: str | None = None  # from PREFIX_REDIS_PASSWORD_FILE (e.g. a compose secret)
+    # The header (e.g. Idempotency-Key) carrying a key derived from the balancer's request id
+    # on non-idempotent upstream requests, so a retried call is not run twice (`replay`).
+    idempotency_key: str | None = None
     audit_log: AuditMode = "full"
     telemetry: TelemetryMode = "on"  # OpenTelemetry spans and metrics (`telemetry`)
     metrics: MetricsEndpoint = "off"  # prometheus: GET /metrics on the HTTP transport
@@ -269,6 +274,8 @@ def load(
         redis_url=read("REDIS_URL", _redis_url, None),
         redis_failure=read("REDIS_FAILURE", _redis_failure, "open"),
         redis_timeout=read("REDIS_TIMEOUT", _seconds, DEFAULT_REDIS_TIMEOUT),
+        redis_password=read("REDIS_PASSWORD_FILE", _secret_file, None),
+        idempotency_key=read("IDEMPOTENCY_KEY", _header_name, None),
         audit_log=read("AUDIT_LOG", _audit_mode, "full"),
         telemetry=read("TELEMETRY", _telemetry_mode, "on"),
         metrics=read("METRICS", _metrics_endpoint, "off"),
@@ -278,6 +285,12 @@ def load(
     problems += _oauth_problems(settings)
     listed = secret_variables(project, environ, settings.redact)
     secrets = {v: environ[v] for v in listed if environ.get(v)}
+    # Redis's password, from its file or the URL, is never shown on its own either.
+    url_password = urllib.parse.urlsplit(settings.redis_url or "").password
+    if url_password:
+        secrets[f"{p}_REDIS_URL password"] = urllib.parse.unquote(url_password)
+    if settings.redis_password:
+        secrets[f"{p}_REDIS_PASSWORD_FILE contents"] = settings.redis_password
     if project.generic_credentials:
         bearer = read("BEARER_TOKEN", _bearer, None)
         none: tuple[tuple[str, str], ...] = ()
@@ -610,6 +623,16 @@ def _redis_url(variable: str, raw: str) -> str:
     return raw
 
 
+def _header_name(variable: str, raw: str) -> str | None:
+    if raw.lower() in ("0", "off", "none"):
+        return None
+    if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}", raw):
+        raise SettingsError(
+            f"{variable}={raw!r}: expected an HTTP header name like Idempotency-Key"
+        )
+    return raw
+
+
 def _choice(modes: dict[str, T], expected: str) -> Callable[[str, str], T]:
     """A parser of one of `modes` (any case); `expected` says what each means."""
 
@@ -680,6 +703,18 @@ def _existing_path(variable: str, raw: str) -> str:
     if not os.path.exists(raw):
         raise SettingsError(f"{variable}={raw!r}: no such file or directory")
     return raw
+
+
+def _secret_file(variable: str, raw: str) -> str:
+    """The first line of a secret's file (a compose or Kubernetes secret), never shown."""
+    try:
+        with open(raw, encoding="utf-8") as handle:
+            text = handle.readline().strip()
+    except (OSError, UnicodeError) as exc:
+        raise SettingsError(f"{variable}={raw!r}: cannot read it ({type(exc).__name__})") from None
+    if not text:
+        raise SettingsError(f"{variable}={raw!r}: the file is empty")
+    return text
 
 
 def _directory(variable: str, raw: str) -> str:

@@ -10,6 +10,10 @@
   Redis's clock (replicas' clocks may differ; scripts calling TIME need Redis 5 or later). Keys are `mcpgen:{<server name>}:...`, one
   hash slot; two deployments of one server on one Redis share limits unless their URLs
   name different databases (`redis://host:6379/1`).
+- `PREFIX_REDIS_PASSWORD_FILE`: a file whose first line is Redis's password (a compose
+  secret), instead of one in the URL (`redis://:PASSWORD@host:6379/0`). Either way the
+  password is a secret: redacted from every log line and error, never in the start-up line
+  or `/healthz` (which show `host:port/db` only).
 - `PREFIX_REDIS_TIMEOUT` (default 0.25 s): the deadline of one check, connecting included,
   so a hung Redis never hangs a call.
 - `PREFIX_REDIS_FAILURE`: while Redis is unreachable, `open` (the default) applies the
@@ -149,6 +153,7 @@ def _client() -> tuple[Any, Any, Any]:
             socket_connect_timeout=current.redis_timeout,
             retry=Retry(NoBackoff(), 0),  # the deadline is for one attempt; no retries in a call
             decode_responses=True,
+            password=current.redis_password,  # None: the URL's, if any
         )
         link = (key, client, client.register_script(ADMIT), client.register_script(BLOCK))
         state().redis = link

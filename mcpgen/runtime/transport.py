@@ -10,7 +10,9 @@
   of CA certificates to trust instead of the system's. There is no switch to turn checks off;
 - `PREFIX_RETRIES` (default 2): idempotent requests (GET, HEAD, OPTIONS, PUT, DELETE) are
   sent again after a connection failure or a 502/503/504, waiting with exponential backoff
-  and jitter (or the answer's Retry-After when it is short). Other methods are sent once.
+  and jitter (or the answer's Retry-After when it is short). Other methods are sent once,
+  unless they carry an idempotency key (`replay`): then they are retried like these, and on a
+  409 too (the API still running the first request with that key, as Stripe answers).
 """
 
 from __future__ import annotations
@@ -103,11 +105,13 @@ def backoff(attempt: int) -> float:
 
 
 async def send_with_retries(
-    method: str, attempt: Callable[[int], Awaitable[httpx2.Response]]
+    method: str, attempt: Callable[[int], Awaitable[httpx2.Response]], keyed: bool = False
 ) -> httpx2.Response:
     """Run `attempt(resend)` (one complete request; `resend`: how many went before it), again
-    for retryable failures of idempotent methods."""
-    allowed = retries() if method.upper() in IDEMPOTENT else 0
+    for retryable failures of idempotent methods (or `keyed` ones: an idempotency key makes a
+    resend safe, and a 409 worth retrying)."""
+    allowed = retries() if keyed or method.upper() in IDEMPOTENT else 0
+    statuses = RETRY_STATUSES | {409} if keyed else RETRY_STATUSES
     for number in range(allowed + 1):
         last = number == allowed
         try:
@@ -123,7 +127,7 @@ async def send_with_retries(
         ) as exc:  # timeouts, refused redirects: named in the audit line, then raised
             audit.note_upstream(type(exc).__name__)
             raise
-        if response.status_code in RETRY_STATUSES and not last:
+        if response.status_code in statuses and not last:
             wait = parse_retry_after(response.headers.get("retry-after"))
             if wait is None or wait <= MAX_RETRY_WAIT:
                 await response.aclose()

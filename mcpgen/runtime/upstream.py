@@ -24,7 +24,7 @@ from urllib.parse import quote
 import anyio
 import httpx2
 
-from . import audit, auth, extensions, settings, telemetry, transport
+from . import audit, auth, extensions, replay, settings, telemetry, transport
 
 MissingCredential = auth.MissingCredential  # re-exported: callers of `operations` catch it here
 
@@ -134,6 +134,10 @@ async def _prepare(
         request.update(body_arguments)
         if content_type:
             headers["Content-Type"] = content_type
+    if route["method"].upper() not in transport.IDEMPOTENT:  # a retried call keeps its key
+        keyed = replay.idempotency_key(extensions.current_tool.get() or route["path"])
+        if keyed is not None:
+            headers[keyed[0]] = keyed[1]
     fetched = await auth.apply(route["security"], http, headers, query, cookies)
     if cookies:
         headers["Cookie"] = "; ".join(f"{k}={quote(v, safe='')}" for k, v in cookies.items())
@@ -145,9 +149,11 @@ async def _send(
 ) -> httpx2.Response:
     current = settings.current()
     try:
+        keyed = bool(current.idempotency_key and current.idempotency_key in request["headers"])
         return await transport.send_with_retries(
             method,
             lambda resend: _send_following(http, method, url, dict(request), template, resend),
+            keyed,
         )
     except httpx2.PoolTimeout:
         size = transport.pool_size(http)

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.api import generate_openapi, generate_python
+from mcpgen.api import generate_openapi, generate_python, new_project
 from mcpgen.options import Options
-from mcpgen.rendering.scaffold import new_project
 
 from .conftest import REPO
 

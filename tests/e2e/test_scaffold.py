@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.rendering.scaffold import new_project, project_names, render_new
+from mcpgen.api import new_project
+from mcpgen.formatting import format_files
+from mcpgen.rendering.scaffold import project_names, render_new
 
 from .test_wheel import tree
 from .wheel import WheelInstall
@@ -40,7 +42,7 @@ def test_ruff_and_black(scaffolded: Path) -> None:
 
 
 def test_same_bytes_every_time(scaffolded: Path) -> None:
-    assert render_new(project_names("weather-tools")) == {
+    assert format_files(render_new(project_names("weather-tools"))) == {
         path: data.decode() for path, data in tree(scaffolded).items()
     } | {".gitignore": (scaffolded / ".gitignore").read_text()}
 

@@ -14,6 +14,7 @@ import shlex
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -33,7 +34,7 @@ except ImportError:  # Python 3.10
 
 from mcpgen.naming import is_server_setting
 from tests.local_http import Handler, Recorded, RecordingServer
-from tests.scale_parts import Haproxy, RedisServer, haproxy, redis_server
+from tests.scale_parts import Haproxy, RedisServer, haproxy, local_binds, redis_server, self_signed_pem
 
 from .conftest import API_KEY, PACKAGE, free_port, http_process, server_env, wait_for_port
 
@@ -201,6 +202,41 @@ async def test_a_replica_killed_under_load_loses_no_retried_call(
           f"the survivor served {survivor_calls}")
 
 
+async def test_redis_with_a_password_from_a_file_and_never_shown(
+    generated: Path, scale_upstream: ScaleUpstream, log_dir: Path, tmp_path: Path
+) -> None:
+    """A redis-server started with requirepass: a replica reading the password from a file (a
+    compose secret) shares the limits; one whose URL carries a wrong password finds Redis
+    unreachable. Neither password appears in a log, the start-up line or /healthz."""
+    password, wrong = "redis-pass-" + "7" * 24, "wrong-pass-" + "8" * 24
+    secret = tmp_path / "redis_password"
+    secret.write_text(password + "\n")
+    redis = RedisServer(log_dir, password=password).start()
+    try:
+        good = replica_env(generated, scale_upstream, PETSTORE_RATE_LIMIT="100/min", PETSTORE_REDIS_URL=redis.url,
+                           PETSTORE_REDIS_PASSWORD_FILE=str(secret))
+        bad = replica_env(generated, scale_upstream, PETSTORE_RATE_LIMIT="100/min",
+                          PETSTORE_REDIS_URL=f"redis://:{wrong}@127.0.0.1:{redis.port}/0")
+        with replicas(good, log_dir, "redis-pass", count=1) as [(port, _, log)], \
+                replicas(bad, log_dir, "redis-wrong", count=1) as [(bad_port, _, bad_log)]:
+            async with Client(f"http://127.0.0.1:{port}/mcp", cache=None) as client:
+                result = await client.call_tool("getPetById", {"petId": 1})
+            async with Client(f"http://127.0.0.1:{bad_port}/mcp", cache=None) as client:
+                refused_redis = await client.call_tool("getPetById", {"petId": 1})  # fail-open: served
+            health, bad_health = get(port, "/healthz"), get(bad_port, "/healthz")
+            keys = redis.command("KEYS", "*")
+        logs = log.read_text() + bad_log.read_text()
+    finally:
+        redis.stop()
+    assert not result.is_error and not refused_redis.is_error
+    assert json.loads(health[1])["redis"] == "ok" and json.loads(bad_health[1])["redis"] == "unreachable"
+    assert "rate:server" in keys
+    assert f"Redis at 127.0.0.1:{redis.port}/0 is unreachable" in logs
+    assert f"rate limits shared on Redis 127.0.0.1:{redis.port}/0" in logs
+    for shown in (logs, health[1], bad_health[1]):
+        assert password not in shown and wrong not in shown
+
+
 @pytest.mark.parametrize("mode", ["open", "closed"])
 async def test_redis_stopped_mid_run_then_back(
     generated: Path, scale_upstream: ScaleUpstream, redis: RedisServer, log_dir: Path, mode: str
@@ -273,9 +309,24 @@ def test_health_route_and_allowed_hosts_behind_the_balancer(
 def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     """haproxy checks its configuration itself; compose.yaml is read as YAML and every setting it
     passes is one the server reads; the Dockerfile runs the console script as a non-root user."""
-    config = generated / "deploy" / "haproxy.cfg"
-    balancer = Haproxy([], log_dir, config=config.read_text())
+    config = (generated / "deploy" / "haproxy.cfg").read_text()
+    balancer = Haproxy([], log_dir, config=config)
+    tls_port = free_port()
+    balancer.config.write_text(local_binds(config, balancer.port, tls_port, self_signed_pem(log_dir)))
     assert "Configuration file is valid" in balancer.check()
+    balancer.start()  # TLS terminated by the generated frontend: a verified handshake, an HTTP answer
+    try:
+        trust = ssl.create_default_context(cafile=str(log_dir / "tls-cert.pem"))
+        secure = http.client.HTTPSConnection("127.0.0.1", tls_port, timeout=10, context=trust)
+        secure.request("GET", "/healthz")
+        tls_status = secure.getresponse().status
+        secure.close()
+        with pytest.raises(ssl.SSLError):  # an untrusted certificate is refused by the client
+            ssl.create_default_context().wrap_socket(socket.create_connection(("127.0.0.1", tls_port)),
+                                                     server_hostname="127.0.0.1")
+    finally:
+        balancer.stop()
+    assert tls_status == 503  # answered over TLS (no replica behind it here)
 
     compose = yaml.safe_load((generated / "compose.yaml").read_text())
     assert set(compose["services"]) == {"redis", "server", "balancer"}
@@ -289,12 +340,37 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     for name in environment:
         assert is_server_setting("PETSTORE", name) or name in credentials or name == "PETSTORE_REQUEST_STATE_KEY", name
     balancer_service = compose["services"]["balancer"]
-    assert balancer_service["volumes"] == ["./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"]
-    assert compose["services"]["redis"]["command"] == ["redis-server", "--save", "", "--appendonly", "no"]
+    assert balancer_service["volumes"] == ["./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro",
+                                           "./deploy/certs:/usr/local/etc/haproxy/certs:ro"]
+    assert balancer_service["ports"] == ["8443:8443", "127.0.0.1:8080:8080"]  # plain HTTP on loopback only
+    redis_service = compose["services"]["redis"]
+    assert redis_service["secrets"] == server["secrets"] == ["redis_password"]
+    assert compose["secrets"] == {"redis_password": {"file": "./deploy/redis_password"}}
+    assert environment["PETSTORE_REDIS_PASSWORD_FILE"] == "/run/secrets/redis_password"
+    # The redis service's shell command, run here (compose's `$$` is a `$`), starts a Redis that wants the password.
+    assert redis_service["command"][:2] == ["sh", "-c"]
+    secret = log_dir / "compose-redis-password"
+    secret.write_text("compose-redis-" + "5" * 20 + "\n")
+    local = RedisServer(log_dir)
+    script = redis_service["command"][2].replace("$$", "$").replace("/run/secrets/redis_password", str(secret))
+    proc = subprocess.Popen(["sh", "-c", f"{script} --port {local.port} --bind 127.0.0.1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(local.port, proc, log_dir / "compose-redis.log")
+        with socket.create_connection(("127.0.0.1", local.port), timeout=5) as conn:
+            conn.sendall(b"PING\r\n")
+            refused = conn.recv(200)
+            conn.sendall(b"AUTH " + secret.read_bytes().strip() + b"\r\nPING\r\n")
+            time.sleep(0.2)
+            accepted = conn.recv(200)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert refused.startswith(b"-NOAUTH") and accepted == b"+OK\r\n+PONG\r\n"
 
     lines = [line for line in (generated / "Dockerfile").read_text().splitlines() if line and not line.startswith("#")]
     instructions = [line.split()[0] for line in lines if not line.startswith(" ")]
-    assert instructions[0] == "FROM" and lines[0] == "FROM python:3.12-slim"
+    assert instructions[0] == "FROM" and re.fullmatch(r"FROM python:3\.12-slim@sha256:[0-9a-f]{64}", lines[0]), lines[0]
     user = next(line.split()[1] for line in lines if line.startswith("USER "))
     assert user.isdigit() and int(user) != 0
     assert instructions.index("USER") > instructions.index("RUN")  # installs as root, runs as the user
@@ -315,7 +391,7 @@ def test_the_generated_haproxy_closes_a_client_that_drips_its_headers(generated:
     assert "    timeout http-request 10s\n" in generated_config
     balancer = Haproxy([], log_dir, config=generated_config)
     config = generated_config.replace("timeout http-request 10s", "timeout http-request 2s")
-    balancer.config.write_text(config.replace("    bind :8080\n", f"    bind 127.0.0.1:{balancer.port}\n"))
+    balancer.config.write_text(local_binds(config, balancer.port, free_port(), self_signed_pem(log_dir)))
     balancer.check()
     balancer.start()
     try:

@@ -1,18 +1,19 @@
 """What makes the runtime copyable byte for byte: it imports itself only relatively, never
-mcpgen, and it is laid out as black lays out generated code (line length 100), so the copy
-in a generated project is already formatted by that project's own settings."""
+mcpgen, and it is laid out as ruff format and black lay out generated code (line length 100),
+so the copy in a generated project is already formatted by that project's own settings."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
 import black
 import pytest
 
+from mcpgen.formatting import LINE_LENGTH, formatter_command
 from mcpgen.rendering.render import runtime_dir
-from mcpgen.writer import LINE_LENGTH
 
 SOURCES = sorted(runtime_dir().glob("*.py"))
 # Parsed at collection, before any test runs: after some in-process tests, CPython 3.11.7's
@@ -56,6 +57,12 @@ def test_black_leaves_it_as_it_is(path: Path) -> None:
     text = path.read_text("utf-8")
     mode = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=LINE_LENGTH)
     assert black.format_str(text, mode=mode) == text
+
+
+def test_ruff_format_leaves_it_as_it_is() -> None:
+    """The runtime is copied, never formatted: it is in both formatters' style already."""
+    done = subprocess.run([*formatter_command("ruff"), "--check", *map(str, SOURCES)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)

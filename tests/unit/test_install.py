@@ -529,9 +529,8 @@ def test_too_old_for_httpx2(requires: str | None, stale: bool) -> None:
 
 
 def test_generated_projects_say_the_floor_their_dependencies_need(tmp_path: Path) -> None:
-    from mcpgen.api import generate_openapi
+    from mcpgen.api import generate_openapi, new_project
     from mcpgen.options import Options
-    from mcpgen.rendering.scaffold import new_project
 
     generate_openapi(REPO / "samples" / "petstore.yaml", Options(output=tmp_path / "petstore-mcp"))
     found = facts.read_project(tmp_path / "petstore-mcp")
