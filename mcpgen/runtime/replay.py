@@ -17,14 +17,20 @@
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import settings, tool_context
+from . import settings
 from .project import current
 
 REQUEST_ID_HEADER = "x-request-id"
+# The balancer's id of the HTTP request being served, set by `HoldHeaders` (the MCP handler runs
+# in a task the request's own spawns, so it sees the value).
+_request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "balancer_request_id", default=None
+)
 
 
 class HoldHeaders:
@@ -37,6 +43,8 @@ class HoldHeaders:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
+        given = [v for k, v in scope.get("headers", []) if k == REQUEST_ID_HEADER.encode()]
+        _request_id.set(given[-1].decode("latin-1") if given and given[-1] else None)
         held: list[Message] = []
 
         async def hold(message: Message) -> None:
@@ -68,13 +76,7 @@ def _is_sse(message: Message) -> bool:
 
 def request_id() -> str | None:
     """The balancer's `X-Request-Id` of the HTTP request being served (None: stdio, or none)."""
-    request = tool_context.request.get()
-    http = getattr(request[0], "request", None) if request is not None else None
-    headers = getattr(http, "headers", None)
-    if headers is None:
-        return None
-    value = headers.get(REQUEST_ID_HEADER)
-    return value if isinstance(value, str) and value else None
+    return _request_id.get()
 
 
 def idempotency_key(tool: str) -> tuple[str, str] | None:
