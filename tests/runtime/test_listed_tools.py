@@ -172,7 +172,7 @@ def test_without_sdk_middleware_a_server_that_asks_refuses_to_start(
         app.server.cache_clear()
 
 
-def test_an_sdk_without_the_attribute_at_all(caplog: pytest.LogCaptureFixture) -> None:
+def test_an_sdk_without_the_attribute_at_all(project: Project, caplog: pytest.LogCaptureFixture) -> None:
     app._add_middleware(types.SimpleNamespace(), False)  # type: ignore[arg-type]
     assert "no usable Server.middleware" in caplog.text
     with pytest.raises(app.SdkUnsupported):

@@ -37,6 +37,7 @@ from mcpgen.ir import (
 )
 from mcpgen.models.generate import ModelIndex, ModelJob, ModelWorker, start_models
 from mcpgen.options import IconSpec, OperationFilter
+from mcpgen.runtime import declared
 from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
 from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
@@ -289,7 +290,8 @@ class _Parser:
                 pending.close()  # its models will not be wanted
             raise
         base_url = self._base_url()
-        base_text = "Base URL of the API" if base_url else "Base URL of the API (required: the spec gives no absolute URL)"
+        base_text = declared.meaning("BASE_URL")
+        base_text = base_text if base_url else f"{base_text} (required: the spec gives no absolute URL)"
         env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
         for scheme in schemes.values():
             env_vars.extend(_scheme_env_vars(scheme))
@@ -371,8 +373,8 @@ class _Parser:
             f"or {prefix}_HEADERS (`Name: value` lines, or a JSON object) in the server's environment",
         )
         return [
-            EnvVar(f"{prefix}_BEARER_TOKEN", "Token sent as `Authorization: Bearer <token>` with every request (the spec declares no security scheme)", None, secret=True),
-            EnvVar(f"{prefix}_HEADERS", "Headers sent with every request: `Name: value` lines or a JSON object; values are redacted like secrets", None),
+            EnvVar(f"{prefix}_BEARER_TOKEN", declared.meaning("BEARER_TOKEN"), None, secret=True),
+            EnvVar(f"{prefix}_HEADERS", declared.meaning("HEADERS"), None),
         ]
 
     def _base_url(self) -> str | None:
