@@ -27,7 +27,9 @@ class Dependency:
 
 
 RUNTIME = (  # every generated server (runtime/)
-    Dependency("mcp>=2.3,<3"),
+    # The minor release: the runtime relies on `Server.middleware`, provisional within 2.x
+    # (`app._add_middleware` says what happens without it).
+    Dependency("mcp>=2.3,<2.4"),
     Dependency("pydantic>=2.7,<3"),
     Dependency("jsonschema>=4.20"),
     Dependency("google-re2>=1.1"),  # ~=3.9

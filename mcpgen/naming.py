@@ -10,6 +10,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from mcpgen.runtime import declared
+
 DEFAULT_MAX_TOOL_NAME = 64
 MCP_MAX_TOOL_NAME = 128
 _HASH_LEN = 6
@@ -135,16 +137,7 @@ def env_name(text: str) -> str:
 
 # What the generated server reads as `<PREFIX>_<NAME>` (mcpgen/runtime/settings.py and
 # transport.py; a unit test keeps this list complete): no credential may be read from one.
-SERVER_SETTINGS = frozenset({
-    "ALLOWED_HOSTS", "AUDIT_LOG", "BASE_URL", "CA_BUNDLE", "CONNECT_TIMEOUT", "HTTP_KEEP_ALIVE", "MCP_TOKEN",
-    "PAGE_SIZE", "ONE_PAGE_BYTES", "MAX_RESPONSE_CHARS", "RATE_LIMIT", "READ_ONLY", "REDACT", "RETRIES", "TIMEOUT", "TOOLS_ALLOW",
-    "TOOLS_DENY", "UPLOAD_DIR", "CALL_TIMEOUT", "MAX_CONNECTIONS", "MAX_RESPONSE_BYTES", "MAX_UPLOAD_BYTES",
-    "REDIS_URL", "REDIS_FAILURE", "REDIS_TIMEOUT", "REDIS_PASSWORD_FILE", "IDEMPOTENCY_KEY",
-    "BEARER_TOKEN", "HEADERS",  # only read when the spec declares no security scheme
-    "MCP_AUTH", "MCP_OAUTH_ISSUER", "MCP_OAUTH_RESOURCE", "MCP_OAUTH_JWKS_URL", "MCP_OAUTH_ALGORITHMS",
-    "MCP_OAUTH_INTROSPECTION_URL", "MCP_OAUTH_CLIENT_ID", "MCP_OAUTH_CLIENT_SECRET",
-    "HTTP_RESPONSE", "HTTP_SESSIONS", "REQUEST_STATE_KEY", "PROGRESS_INTERVAL", "TELEMETRY", "METRICS",
-})
+SERVER_SETTINGS = declared.NAMES  # every setting the runtime reads (runtime/declared.py)
 _PER_TOOL_SETTINGS = ("RATE_LIMIT_",)  # `<PREFIX>_RATE_LIMIT_<TOOL>`
 
 

@@ -16,14 +16,13 @@ import sys
 import warnings
 from collections.abc import Awaitable, Callable
 from functools import cache
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 import pydantic_core
 from mcp import MCPError, types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.caching import CacheHint
-from mcp.server.context import CallNext, HandlerResult
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -49,6 +48,11 @@ from .catalog import tool_table
 from .project import current, resets
 from .registry import registry
 from .state import state
+
+if (
+    TYPE_CHECKING
+):  # the middleware API is provisional in mcp 2.x: nothing imported from it at run time
+    from mcp.server.context import CallNext, HandlerResult
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -632,18 +636,45 @@ def server() -> Server:
             **handlers,
         )
     served.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
-    # Our span middleware replaces the SDK's: its span records error messages, which can quote
-    # the arguments, and it knows nothing of refusals or upstream requests (`telemetry`).
-    served.middleware[:] = [
-        m for m in served.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
-    ]
-    served.middleware.insert(0, telemetry.TelemetryMiddleware())
-    served.middleware.append(ListedTools())
+    _add_middleware(served, bool(project.context_tools or project.confirm_tools))
     if project.context_tools or project.confirm_tools:
-        served.middleware.append(_request_state_boundary())
         # `ctx.info()` & co. warn on every call (deprecated at 2026-07-28): served all the same.
         warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
     return served
+
+
+class SdkUnsupported(RuntimeError):
+    """The installed MCP SDK lacks an API this server cannot run safely without."""
+
+
+def _add_middleware(served: Server, seals_request_state: bool) -> None:
+    """`ListedTools`, and the requestState boundary when some tool elicits or confirms.
+
+    `Server.middleware` is provisional in mcp 2.x (the generated pyproject pins the minor release
+    it was written for). Without it (absent, or no list to add to), tools/list takes the SDK's plain path (`ListedTools` only
+    saves time; `list_tools` alone serves whole pages), with a warning; but a server whose tools
+    ask the client refuses to start: the boundary is what stops a client forging the sealed
+    requestState that carries an answer or a confirmation."""
+    chain = getattr(served, "middleware", None)
+    if not isinstance(chain, list):
+        if seals_request_state:
+            raise SdkUnsupported(
+                "the installed mcp SDK has no usable Server.middleware, which this server needs to seal the "
+                "requestState of its asking tools (elicitation, confirmation); install the mcp "
+                "release the package's pyproject.toml pins"
+            )
+        log.warning(
+            "the installed mcp SDK has no usable Server.middleware: tools/list takes the SDK's plain path "
+            "(slower for long tool lists); install the mcp release the package's pyproject.toml pins"
+        )
+        return
+    # Our span middleware replaces the SDK's: its span records error messages, which can quote
+    # the arguments, and it knows nothing of refusals or upstream requests (`telemetry`).
+    chain[:] = [m for m in chain if type(m).__name__ != "OpenTelemetryMiddleware"]
+    chain.insert(0, telemetry.TelemetryMiddleware())
+    chain.append(ListedTools())
+    if seals_request_state:
+        chain.append(_request_state_boundary())
 
 
 def _request_state_boundary() -> Any:

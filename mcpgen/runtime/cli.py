@@ -83,7 +83,10 @@ def _prepared(argv: list[str] | None) -> Callable[[], None]:
     problem = telemetry.configure(project.package, project.name)  # OTEL_*, PREFIX_METRICS
     if problem is not None:
         parser.exit(2, f"{parser.prog}: configuration error:\n{problem}\n")
-    app.server()  # built before the freeze, like everything it holds
+    try:
+        app.server()  # built before the freeze, like everything it holds
+    except app.SdkUnsupported as exc:
+        parser.exit(2, f"{parser.prog}: {exc}\n")
     if args.transport == "http":
         return functools.partial(app.serve_http, args.host, args.port)
     return app.serve_stdio

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+from .declared import declared
 from .paging import ONE_PAGE_BYTES
 from .project import Project, on_install
 from .project import current as current_project
@@ -222,7 +223,7 @@ def load(
         return known[0]
 
     def read(setting: str, parse: Callable[[str, str], T], default: T) -> T:
-        variable = f"{p}_{setting}"
+        variable = f"{p}_{declared(setting)}"
         raw = environ.get(variable, "").strip()
         if not raw:
             return default
@@ -261,7 +262,7 @@ def load(
         tools_deny=read("TOOLS_DENY", _patterns(names), ()),
         rate_limit=read("RATE_LIMIT", parse_rate, None),
         tool_rate_limits=_tool_rates(p, environ, names, problems),
-        mcp_token=_mcp_token(f"{p}_MCP_TOKEN", environ, problems),
+        mcp_token=_mcp_token(f"{p}_{declared('MCP_TOKEN')}", environ, problems),
         auth=read("MCP_AUTH", _auth_mode, "token"),
         oauth_issuer=read("MCP_OAUTH_ISSUER", _url, None),
         oauth_resource=read("MCP_OAUTH_RESOURCE", _url, None),

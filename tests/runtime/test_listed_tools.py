@@ -5,7 +5,9 @@ tools still go through the SDK's sieve, and every filter (deny lists, read-only)
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gc
+import types
 from typing import Any
 
 import anyio
@@ -13,6 +15,7 @@ import pytest
 from mcp import Client
 
 from mcpgen.runtime import app, catalog, extensions, settings
+from mcpgen.runtime import project as runtime_project
 from mcpgen.runtime.project import Project
 from mcpgen.runtime.state import state
 
@@ -118,3 +121,59 @@ def test_the_catalogue_is_parsed_with_the_collector_paused(project: Project, mon
     catalog.tool_table.cache_clear()
     catalog.tool_table()
     assert frozen == [1] and gc.isenabled()
+
+
+class _NoMiddleware(app._Server):
+    """An SDK whose `Server.middleware` (provisional within mcp 2.x) is no list one can add to:
+    its own pipeline runs, and reads the chain, but the runtime cannot join it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.middleware = tuple(self.middleware)  # type: ignore[assignment]
+
+
+def test_without_sdk_middleware_the_plain_path_serves_every_page(
+    custom: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(app, "_Server", _NoMiddleware)
+    app.server.cache_clear()
+    try:
+        server = app.server()
+        assert not any(isinstance(m, app.ListedTools) for m in server.middleware)
+        assert "no usable Server.middleware: tools/list takes the SDK's plain path" in caplog.text
+
+        async def run() -> list[str]:
+            names: list[str] = []
+            async with Client(server, mode="legacy", cache=None) as client:  # type: ignore[arg-type]
+                cursor = None
+                while True:
+                    page = await client.list_tools(cursor=cursor)
+                    names += [tool.name for tool in page.tools]
+                    cursor = page.next_cursor
+                    if not cursor:
+                        return names
+
+        assert anyio.run(run) == ["getPet", "addPet", "deletePet", "echo"]
+    finally:
+        app.server.cache_clear()
+
+
+def test_without_sdk_middleware_a_server_that_asks_refuses_to_start(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The requestState boundary stops a client forging an answer: no boundary, no server."""
+    monkeypatch.setattr(app, "_Server", _NoMiddleware)
+    runtime_project.install(dataclasses.replace(project, confirm_tools=("deletePet",)))
+    app.server.cache_clear()
+    try:
+        with pytest.raises(app.SdkUnsupported, match=r"no usable Server\.middleware, which this server needs to seal"):
+            app.server()
+    finally:
+        app.server.cache_clear()
+
+
+def test_an_sdk_without_the_attribute_at_all(project: Project, caplog: pytest.LogCaptureFixture) -> None:
+    app._add_middleware(types.SimpleNamespace(), False)  # type: ignore[arg-type]
+    assert "no usable Server.middleware" in caplog.text
+    with pytest.raises(app.SdkUnsupported):
+        app._add_middleware(types.SimpleNamespace(), True)  # type: ignore[arg-type]

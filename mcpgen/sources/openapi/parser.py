@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeGuard
+from typing import Any, TypeGuard
 from urllib.parse import unquote, urljoin
 
 from pydantic import ValidationError
@@ -37,6 +37,7 @@ from mcpgen.ir import (
 )
 from mcpgen.models.generate import ModelIndex, ModelJob, ModelWorker, start_models
 from mcpgen.options import IconSpec, OperationFilter
+from mcpgen.runtime import declared
 from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
 from mcpgen.schema.output import (
     MAX_SUBSCHEMAS,
@@ -289,7 +290,8 @@ class _Parser:
                 pending.close()  # its models will not be wanted
             raise
         base_url = self._base_url()
-        base_text = "Base URL of the API" if base_url else "Base URL of the API (required: the spec gives no absolute URL)"
+        base_text = declared.meaning("BASE_URL")
+        base_text = base_text if base_url else f"{base_text} (required: the spec gives no absolute URL)"
         env_vars = [EnvVar(f"{prefix}_BASE_URL", base_text, base_url)]
         for scheme in schemes.values():
             env_vars.extend(_scheme_env_vars(scheme))
@@ -371,8 +373,8 @@ class _Parser:
             f"or {prefix}_HEADERS (`Name: value` lines, or a JSON object) in the server's environment",
         )
         return [
-            EnvVar(f"{prefix}_BEARER_TOKEN", "Token sent as `Authorization: Bearer <token>` with every request (the spec declares no security scheme)", None, secret=True),
-            EnvVar(f"{prefix}_HEADERS", "Headers sent with every request: `Name: value` lines or a JSON object; values are redacted like secrets", None),
+            EnvVar(f"{prefix}_BEARER_TOKEN", declared.meaning("BEARER_TOKEN"), None, secret=True),
+            EnvVar(f"{prefix}_HEADERS", declared.meaning("HEADERS"), None),
         ]
 
     def _base_url(self) -> str | None:
@@ -563,26 +565,28 @@ class _Parser:
         if params is None:
             return None
         body = self._body(op)
-        if body is False:
+        if isinstance(body, _SkipOperation):
             return None
         properties: dict[str, Any] = {}
         required: list[str] = []
         defs: dict[str, Any] = {}
         taken: set[str] = set()
         http_params = []
-        for location, wire, schema, is_required, style, explode in params:
-            argument = self._argument_name(wire, location, taken, op)
-            schema, schema_defs = hoist_defs(schema)
+        for param in params:
+            argument = self._argument_name(param.wire, param.location, taken, op)
+            schema, schema_defs = hoist_defs(param.schema)
             defs.update(schema_defs)
             properties[argument] = schema
-            if is_required:
+            if param.required:
                 required.append(argument)
-            http_params.append((argument, location, wire, is_required, style, explode, schema))
+            http_params.append(
+                (argument, param.location, param.wire, param.required, param.style, param.explode, schema)
+            )
         # (content type, required, flattened fields, whole-body argument, schema)
         http_body: tuple[str, bool, list[tuple[str, str, bool, JsonSchema, bool]], str | None, JsonSchema] | None
         http_body = None
         if body is not None:
-            content_type, body_schema, body_required, flatten = body
+            content_type, body_schema, body_required, flatten = body.media, body.schema, body.required, body.flatten
             body_schema, schema_defs = hoist_defs(body_schema)
             defs.update(schema_defs)
             if flatten:
@@ -695,7 +699,7 @@ class _Parser:
         taken.add(argument)
         return argument
 
-    def _parameters(self, op: _Operation) -> list[tuple[ParamLocation, str, JsonSchema, bool, str, bool]] | None:
+    def _parameters(self, op: _Operation) -> list[_Param] | None:
         """Path-item and operation parameters merged by (name, in), sorted by location."""
         merged: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
         item_pointer = op.pointer.rpartition("/")[0]
@@ -727,15 +731,15 @@ class _Parser:
             style = str(node.get("style") or default_style)
             explode = node.get("explode")
             explode = bool(explode) if explode is not None else style == "form"
-            out.append((location, wire, schema, required, style, explode))
-        missing = path_names - {w for loc, w, *_ in out if loc == "path"}
+            out.append(_Param(location, wire, schema, required, style, explode))
+        missing = path_names - {p.wire for p in out if p.location == "path"}
         if missing:
             self.diag.skipped(
                 f"path parameter(s) {sorted(missing)} are not declared; operation skipped",
                 "undeclared path parameters", op.pointer,
             )
             return None
-        out.sort(key=lambda p: _LOCATION_ORDER[p[0]])
+        out.sort(key=lambda p: _LOCATION_ORDER[p.location])
         return out
 
     def _parameter_schema(self, node: dict[str, Any], pointer: str) -> JsonSchema:
@@ -753,8 +757,8 @@ class _Parser:
             schema["deprecated"] = True
         return schema
 
-    def _body(self, op: _Operation) -> tuple[str, JsonSchema, bool, bool] | Literal[False] | None:
-        """(content type, schema, required, flatten) or None; False drops the operation."""
+    def _body(self, op: _Operation) -> _Body | _SkipOperation | None:
+        """The request body, None without one, or SKIP_OPERATION: the operation is dropped."""
         raw = op.node.get("requestBody")
         if raw is None:
             return None
@@ -769,7 +773,7 @@ class _Parser:
                 f"request body media types {sorted(content)} are not supported; operation skipped",
                 "unsupported request body", pointer,
             )
-            return False
+            return SKIP_OPERATION
         media_node = content[media] if isinstance(content[media], dict) else {}
         raw_schema = media_node.get("schema", {})
         schema = self.converter.convert(raw_schema, join_pointer(pointer, "content", media, "schema"), "request")
@@ -782,7 +786,7 @@ class _Parser:
             and bool(schema["properties"])
             and _is_json_like(media)
         )
-        return media, schema, node.get("required") is True, flatten
+        return _Body(media, schema, node.get("required") is True, flatten)
 
     def _body_encodings(self, op: _Operation) -> dict[str, tuple[str | None, bool | None, str | None]]:
         """Property -> (style, explode, contentType) from the chosen media type's `encoding`."""
@@ -910,6 +914,36 @@ def _selected(filters: OperationFilter, path: str, method: str, node: dict[str, 
     if filters.include_paths and not matches(path, filters.include_paths):
         return False
     return not matches(path, filters.exclude_paths)
+
+
+@dataclass(frozen=True, slots=True)
+class _Param:
+    """One parameter of an operation, path-item and operation ones merged."""
+
+    location: ParamLocation
+    wire: str  # its name in the request
+    schema: JsonSchema
+    required: bool
+    style: str
+    explode: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Body:
+    """The request body: the media type chosen, its schema, and whether its properties
+    become tool arguments of their own (`flatten`) or the body is one argument."""
+
+    media: str
+    schema: JsonSchema
+    required: bool
+    flatten: bool
+
+
+class _SkipOperation:
+    """A body no tool can send: the operation is dropped (with a warning already given)."""
+
+
+SKIP_OPERATION = _SkipOperation()
 
 
 @dataclass(frozen=True, slots=True)
