@@ -329,7 +329,8 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     assert tls_status == 503  # answered over TLS (no replica behind it here)
 
     compose = yaml.safe_load((generated / "compose.yaml").read_text())
-    assert set(compose["services"]) == {"redis", "server", "balancer"}
+    assert set(compose["services"]) == {"redis", "server", "balancer", "collector"}
+    assert compose["services"]["collector"]["profiles"] == ["telemetry"]  # started only when asked for
     server = compose["services"]["server"]
     assert server["deploy"]["replicas"] == 2 and server["build"] == "."
     assert server["command"] == ["--transport", "http", "--host", "0.0.0.0", "--port", "8000"]
@@ -338,7 +339,9 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     assert environment["PETSTORE_REDIS_URL"] == "redis://redis:6379/0"
     credentials = {"PETSTORE_API_KEY", "PETSTORE_ADMIN_AUTH_USERNAME", "PETSTORE_ADMIN_AUTH_PASSWORD"}
     for name in environment:
-        assert is_server_setting("PETSTORE", name) or name in credentials or name == "PETSTORE_REQUEST_STATE_KEY", name
+        standard = name.startswith("OTEL_")  # OpenTelemetry's own variables, read by its SDK
+        known = is_server_setting("PETSTORE", name) or name in credentials or name == "PETSTORE_REQUEST_STATE_KEY"
+        assert known or standard, name
     balancer_service = compose["services"]["balancer"]
     assert balancer_service["volumes"] == ["./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro",
                                            "./deploy/certs:/usr/local/etc/haproxy/certs:ro"]
