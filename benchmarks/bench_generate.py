@@ -4,7 +4,7 @@
                                         [--peer-venv /work/.bench-venv | --no-peer]
 
 (a) Generation of samples/petstore.yaml, GitHub's REST spec and Stripe's, the whole pipeline
-    (parser, datamodel-code-generator, render, black, write), each in a fresh process and
+    (parser, passes, datamodel-code-generator, render, ruff format, write), each in a fresh process and
     into a new directory: wall time per stage and peak RSS; and a re-run over that output.
 (b) The generated GitHub and Stripe servers: cold start (spawn -> initialize -> first tools/list over
     stdio, median of --runs) and the import time of its server module, against peers
@@ -80,20 +80,21 @@ def child_generate(spec: str, output: str) -> None:
     from mcpgen.options import Options
 
     spent: dict[str, float] = dict.fromkeys(STAGES, 0.0)
-    # Models are generated in a forked process while tools are converted (big specs):
-    # "models" is the time spent in this process on them, and waiting for that process.
-    _time_calls(openapi_source.ModelJob, "result", "models", spent)
-    _time_calls(openapi_source, "start_models", "models", spent)
     _time_calls(openapi_source, "load_document", "load", spent)  # reading and checking the spec
     # JSON Schema work on the tools' input and output schemas, inside the parser
     _time_calls(openapi_source.SchemaConverter, "convert", "schemas", spent)
     for name in ("bound_output_schema", "relax_output_schema", "merge_all_of", "hoist_defs", "split_type_unions"):
         _time_calls(openapi_source, name, "schemas", spent)
-    for name, stage in (("render_project", "render"), ("render_untyped", "render"), ("render_typed", "render"),
+    for name, stage in (("add_typed_models", "models"), ("render_project", "render"),
                         ("format_files", "format"), ("write_tree", "write")):
         _time_calls(api, name, stage, spent)
-    # Models being generated while the rest is rendered (big specs): the wait for them.
+    # A --baseline checkout from before the models stage: models in a forked process, and the
+    # wait for them while the rest was rendered; its render in two halves.
+    _time_calls(getattr(openapi_source, "ModelJob", None), "result", "models", spent)
+    _time_calls(openapi_source, "start_models", "models", spent)
     _time_calls(getattr(openapi_source, "PendingModels", None), "attach", "models", spent)
+    for name in ("render_untyped", "render_typed"):
+        _time_calls(api, name, "render", spent)
     started, cpu_started = time.perf_counter(), _cpu_seconds()
     result = api.generate_openapi(Path(spec), Options(output=Path(output), force=True))
     total = time.perf_counter() - started
@@ -119,7 +120,7 @@ _INSIDE: dict[str, list[str]] = {}  # per stage: its time counted once when its 
 
 def _time_calls(module: Any, name: str, stage: str, spent: dict[str, float]) -> None:
     original = getattr(module, name, None)
-    if original is None:  # a --baseline checkout without it
+    if module is None or original is None:  # a --baseline checkout without it
         return
     inside = _INSIDE.setdefault(stage, [])
 

@@ -7,8 +7,8 @@ generation are applied, and recorded in mcpgen.toml, exactly as `regenerate` app
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcpgen import __version__, naming, progress
-from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic, renamed_message
+from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, LineLookup, Topic, renamed_message
 from mcpgen.formatting import format_files
 from mcpgen.ir import Project
+from mcpgen.models.stage import add_models
 from mcpgen.options import Options, SourceKind, source_problems
 from mcpgen.project.changes import Change, Served, compare, served, tool_identity
 from mcpgen.project.facts import MAX_FACTS_BYTES, fact
@@ -34,7 +35,7 @@ from mcpgen.project.project_file import (
     render_project_file,
 )
 from mcpgen.project.sync import Plan, apply, plan
-from mcpgen.rendering.render import render_typed, render_untyped, render_user_files, runtime_files, wire_tool
+from mcpgen.rendering.render import render_project, render_user_files, runtime_files, wire_tool
 from mcpgen.transforms import resources
 from mcpgen.transforms.icons import apply_icons
 from mcpgen.transforms.output_schemas import apply_output_schemas
@@ -44,7 +45,7 @@ from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, write_tree
 
 if TYPE_CHECKING:
-    from mcpgen.sources.openapi.parser import OpenApiOptions, PendingModels
+    from mcpgen.sources.openapi.parser import OpenApiOptions
 
 OPTIONS = "options"  # where a first generation's option problems point (there is no mcpgen.toml yet)
 
@@ -85,18 +86,24 @@ def openapi_options(options: Options) -> OpenApiOptions:
 
 
 def build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic]]:
-    project, diagnostics, pending = _build_openapi(spec, options)
-    return (project, diagnostics) if pending is None else pending.attach(project, diagnostics)
+    """The source stage for a spec: the parsed project and its diagnostics."""
+    project, collector = _read_openapi(spec, options)
+    return project, collector.items
 
 
-def _build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic], PendingModels | None]:
-    """The parsed project, its typed models possibly still pending (see `emit`)."""
-    from mcpgen.sources.openapi.parser import parse_openapi_deferred
+def build_typed_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic]]:
+    """The spec parsed and its models generated, without the passes (for tools that read a spec)."""
+    project, collector = _read_openapi(spec, options)
+    return add_typed_models(project, collector.items, collector.line_resolver)
+
+
+def _read_openapi(spec: Path, options: Options) -> tuple[Project, Diagnostics]:
+    """The parsed project and the source's collector (its line lookup serves the models stage)."""
+    from mcpgen.sources.openapi.parser import parse_openapi
 
     diagnostics = Diagnostics(file=str(spec))
     progress.step(f"reading {spec.name}")
-    project, pending = parse_openapi_deferred(spec, openapi_options(options), diagnostics)
-    return project, diagnostics.items, pending
+    return parse_openapi(spec, openapi_options(options), diagnostics), diagnostics
 
 
 def build_python(target: str, options: Options, search_path: Path | None = None) -> tuple[Project, list[Diagnostic]]:
@@ -122,20 +129,15 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
 
 def generate_openapi(spec: Path, options: Options) -> Result:
     _check_source(options, "openapi")
-    project, diagnostics, pending = _build_openapi(spec, options)
-    return emit(
-        project, diagnostics, options, lambda output: _first_project_file("openapi", str(spec), options, output), pending
-    )
+    project, source = _read_openapi(spec, options)
+    first_file = functools.partial(_first_project_file, "openapi", str(spec), options)
+    return emit(project, source.items, options, first_file, source.line_resolver)
 
 
 def generate_python(target: str, options: Options) -> Result:
     _check_source(options, "python")
     project, diagnostics = build_python(target, options)
     return emit(project, diagnostics, options, lambda output: _first_project_file("python", target, options, output))
-
-
-def _stopped_after(pending: PendingModels | None) -> contextlib.AbstractContextManager[object]:
-    return contextlib.nullcontext() if pending is None else contextlib.closing(pending)
 
 
 def new_project(name: str, output: Path | None = None, force: bool = False) -> tuple[Path, dict[str, str]]:
@@ -169,22 +171,22 @@ def emit(
     diagnostics: list[Diagnostic],
     options: Options,
     project_file: Callable[[Path], ProjectFile] | None = None,
-    pending: PendingModels | None = None,
+    lines: LineLookup | None = None,
 ) -> Result:
-    """Run the passes, render, format and write a first generation; errors stop before
-    anything is written. `pending`: the typed models, still being generated.
+    """Run the passes, the models, render, format and write a first generation; errors stop
+    before anything is written. `lines`: the source's line lookup, for the models' warnings.
 
     Into a new or empty directory the tree is swapped in whole. An existing directory is
     only written with `force`, and then like a regeneration: files the user changed are
     kept as `.orig` copies, files mcpgen does not generate are left alone.
     """
-    with _stopped_after(pending):  # the models' process, if it is still running
-        project, diagnostics = run_passes(project, diagnostics, options, Diagnostics(file=OPTIONS))
-        if any(d.level is Level.ERROR for d in diagnostics):
-            raise GenerationError(diagnostics)
-        output = options.output or Path.cwd() / naming.distribution_name(project.name)
-        check_target(output, options.force)  # fail fast, before the costly steps
-        project, diagnostics, (generated, user_files, manifest) = _render_all(project, diagnostics, pending, options)
+    project, diagnostics = run_passes(project, diagnostics, options, Diagnostics(file=OPTIONS))
+    if any(d.level is Level.ERROR for d in diagnostics):
+        raise GenerationError(diagnostics)
+    output = options.output or Path.cwd() / naming.distribution_name(project.name)
+    check_target(output, options.force)  # fail fast, before the costly steps
+    project, diagnostics = add_typed_models(project, diagnostics, lines)
+    generated, user_files, manifest = render_and_format(project, options)
     if project_file is not None:
         example = project.tools[0].name if project.tools else ""
         user_files[PROJECT_FILE] = render_project_file(project_file(output), example)
@@ -246,29 +248,30 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
         key = f"source.{project_file.source_kind}"
         toml_diagnostics.error(f"{key}: no such file: {target}", key, "update the path (relative to mcpgen.toml)")
         raise GenerationError(toml_diagnostics.items)
-    pending = None
+    lines = None
     if project_file.source_kind == "openapi":
-        project, diagnostics, pending = _build_openapi(Path(target), options)
+        project, source = _read_openapi(Path(target), options)
+        diagnostics, lines = source.items, source.line_resolver
     else:
         search_path = (project_dir / project_file.workdir).resolve() if project_file.workdir else None
         project, diagnostics = build_python(target, options, search_path)
-    with _stopped_after(pending):  # the models' process, if it is still running
-        if any(d.level is Level.ERROR for d in diagnostics):
-            raise GenerationError(diagnostics)
-        project, diagnostics = run_passes(project, diagnostics, options, toml_diagnostics)
-        if any(d.level is Level.ERROR for d in diagnostics):
-            raise GenerationError(diagnostics)
-        if project_file.mcpgen_version and project_file.mcpgen_version != __version__:
-            diagnostics.append(
-                Diagnostic(Level.INFO, f"generated by mcpgen {project_file.mcpgen_version}; now {__version__}", PROJECT_FILE)
-            )
-        if manifest_error is not None and not force:
-            raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, str(manifest_error))]) from None
-        if old_manifest is None and not force:
-            message = f"no {MANIFEST_FILE}: cannot tell generated files from edited ones"
-            hint = "restore it from version control, or pass --force (differing files are kept as .orig)"
-            raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, message, str(project_dir), hint=hint)])
-        project, diagnostics, (generated, user_files, manifest) = _render_all(project, diagnostics, pending, options)
+    if any(d.level is Level.ERROR for d in diagnostics):
+        raise GenerationError(diagnostics)
+    project, diagnostics = run_passes(project, diagnostics, options, toml_diagnostics)
+    if any(d.level is Level.ERROR for d in diagnostics):
+        raise GenerationError(diagnostics)
+    if project_file.mcpgen_version and project_file.mcpgen_version != __version__:
+        diagnostics.append(
+            Diagnostic(Level.INFO, f"generated by mcpgen {project_file.mcpgen_version}; now {__version__}", PROJECT_FILE)
+        )
+    if manifest_error is not None and not force:
+        raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, str(manifest_error))]) from None
+    if old_manifest is None and not force:
+        message = f"no {MANIFEST_FILE}: cannot tell generated files from edited ones"
+        hint = "restore it from version control, or pass --force (differing files are kept as .orig)"
+        raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, message, str(project_dir), hint=hint)])
+    project, diagnostics = add_typed_models(project, diagnostics, lines)
+    generated, user_files, manifest = render_and_format(project, options)
     the_plan = plan(project_dir, generated, user_files, old_manifest)
     changes = _changes(project_dir, old_manifest, project)
     manifest_text = read_bounded(project_dir / MANIFEST_FILE) if old_manifest else ""
@@ -421,17 +424,22 @@ def shape_surface(
 Rendered = tuple[dict[str, str], dict[str, str], Manifest]  # generated files, the user's, the manifest
 
 
-def _render_all(
-    project: Project, diagnostics: list[Diagnostic], pending: PendingModels | None, options: Options
-) -> tuple[Project, list[Diagnostic], Rendered]:
-    """The project's files: rendered, then formatted once, each generated file with its header.
-    With typed models still pending, what does not need them is rendered first, then the
-    models attached (their warnings in place) and the typed API rendered."""
+def add_typed_models(
+    project: Project, diagnostics: list[Diagnostic], lines: LineLookup | None = None
+) -> tuple[Project, list[Diagnostic]]:
+    """The models stage; its warnings point into the source (`lines`: its line lookup)."""
+    if project.model_schemas is None:
+        return project, diagnostics
+    progress.step(f"generating models for {len(project.model_schemas.names):,} schemas")
+    notes = Diagnostics(file=project.model_schemas.file, line_resolver=lines)
+    project = add_models(project, notes)
+    return project, [*diagnostics, *notes.items]
+
+
+def render_and_format(project: Project, options: Options) -> Rendered:
+    """The project's files: rendered, then formatted once, each generated file with its header."""
     progress.step(f"rendering {len(project.tools):,} tools")
-    untyped = render_untyped(project)
-    if pending is not None:
-        project, diagnostics = pending.attach(project, diagnostics)
-    rendered = {**untyped, **render_typed(project)}
+    rendered = render_project(project)
     users = render_user_files(project)
     copied = _copied(project)
     python_files = sum(path.endswith(".py") for path in [*rendered, *users]) - len(copied)
@@ -445,7 +453,7 @@ def _render_all(
         user_files=tuple(sorted(user_files)),
         tools={tool.name: tool_identity(tool) for tool in project.tools},
     )
-    return project, diagnostics, (generated, user_files, manifest)
+    return generated, user_files, manifest
 
 
 def _copied(project: Project) -> frozenset[str]:

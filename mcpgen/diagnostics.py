@@ -62,6 +62,9 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
+LineLookup = Callable[[str], int | None]  # JSON pointer -> line in the source file
+
+
 @dataclass(slots=True)
 class Diagnostics:
     """Collector handed through a parse; `items` keep insertion order."""
@@ -69,7 +72,7 @@ class Diagnostics:
     file: str = ""
     items: list[Diagnostic] = field(default_factory=list)
     # JSON pointer -> source line; set by the document loader, consulted only on report
-    line_resolver: Callable[[str], int | None] | None = None
+    line_resolver: LineLookup | None = None
 
     def add(self, level: Level, message: str, pointer: str = "", hint: str = "", **summary: Any) -> None:
         """`summary`: the `topic`, `reason` and `count` the generation summary groups it by."""

@@ -98,6 +98,10 @@ class HttpRoute:
     response_type: str  # Python annotation of the typed function's return value
     response_model: str | None  # model class to parse JSON into, when there is one
     response_model_module: str | None
+    # The component schema the success response names (`$ref`, or an array's `items`), set by
+    # the source; the models stage types the route with its class, when one is generated.
+    response_component: str | None = None
+    response_is_list: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +190,16 @@ class EnvVar:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelSchemas:
+    """What the models stage generates typed models from: an OpenAPI-shaped document (plain
+    JSON) whose `components.schemas` are the ones the selected operations use."""
+
+    document: dict[str, Any]
+    names: tuple[str, ...]
+    file: str  # the source file the schemas' pointers are in, as diagnostics name it
+
+
+@dataclass(frozen=True, slots=True)
 class ModelModule:
     """One generated module of pydantic models (relative path under models/)."""
 
@@ -240,7 +254,8 @@ class Project:
     base_url: str | None
     security_schemes: tuple[SecurityScheme, ...]
     env_vars: tuple[EnvVar, ...]
-    models: tuple[ModelModule, ...] = ()
+    model_schemas: ModelSchemas | None = None  # the source's input for the models stage
+    models: tuple[ModelModule, ...] = ()  # the models stage's output
     extra_dependencies: tuple[str, ...] = ()
     copied_files: tuple[tuple[str, str], ...] = ()  # (relative path in package, text)
     prompts: tuple[Prompt, ...] = ()

@@ -86,12 +86,11 @@ def environment() -> jinja2.Environment:
 
 def render_project(project: Project) -> dict[str, str]:
     """Every generated file, by path relative to the output directory."""
-    return dict(sorted({**render_untyped(project), **render_typed(project)}.items()))
+    return dict(sorted({**_server_files(project), **_typed_api(project)}.items()))
 
 
-def render_untyped(project: Project) -> dict[str, str]:
-    """Every generated file but the typed API and the model modules: what does not depend on
-    the typed models, rendered while a big spec's models are still being generated."""
+def _server_files(project: Project) -> dict[str, str]:
+    """Every generated file but the typed API and the model modules."""
     env = environment()
     distribution = naming.distribution_name(project.name)
     dependencies = _dependencies(project)
@@ -156,7 +155,7 @@ def render_untyped(project: Project) -> dict[str, str]:
     return out
 
 
-def render_typed(project: Project) -> dict[str, str]:
+def _typed_api(project: Project) -> dict[str, str]:
     """The typed API of an OpenAPI project (`operations.py`, or an `operations/` package for
     many operations) and its model modules."""
     out: dict[str, str] = {}
@@ -260,8 +259,6 @@ __all__ = [
     "operation_view",
     "prompt_entry",
     "render_project",
-    "render_typed",
-    "render_untyped",
     "render_user_files",
     "resource_entry",
     "route_entry",

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen.diagnostics import Diagnostic, Diagnostics
-from mcpgen.ir import Project
+from mcpgen.ir import ModelSchemas, Project
+from mcpgen.models.generate import ModelIndex, generate_models
 from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 
 
@@ -28,3 +29,9 @@ def ok(description: str = "ok", schema: dict[str, Any] | None = None, media: str
     if schema is not None:
         response["content"] = {media: {"schema": schema}}
     return {"200": response}
+
+
+def models_of(document: dict[str, Any]) -> ModelIndex:
+    """Typed models for every component schema of `document` (no operation needed)."""
+    schemas = document["components"]["schemas"]
+    return generate_models(ModelSchemas(document, tuple(schemas), "spec.json"))

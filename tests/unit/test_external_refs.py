@@ -8,7 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from mcpgen.api import build_typed_openapi
 from mcpgen.diagnostics import Diagnostics, GenerationError, Level
+from mcpgen.options import Options
 from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 
 
@@ -121,8 +123,7 @@ def test_relative_files_fragments_nesting_and_cycles_are_bundled(tmp_path: Path)
 
 def test_external_schemas_become_component_schemas_with_models(tmp_path: Path) -> None:
     spec = _tree(tmp_path)
-    diagnostics = Diagnostics(file=str(spec))
-    project = parse_openapi(spec, OpenApiOptions(models=True), diagnostics)
+    project, _ = build_typed_openapi(spec, Options())
     get = next(t for t in project.tools if t.name == "getPet")
     assert get.route is not None and get.route.response_model == "Pet"
 

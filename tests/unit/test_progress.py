@@ -21,8 +21,8 @@ def test_a_generation_names_its_steps_to_a_reporter(tmp_path: Path) -> None:
     with progress.reporting(steps.append):
         api.generate_openapi(SAMPLES / "petstore.yaml", Options(output=tmp_path / "out"))
     assert steps[0] == "reading petstore.yaml"
-    assert [s.split()[0] for s in steps] == ["reading", "rendering", "formatting", "writing"]
-    assert steps[1] == "rendering 12 tools"
+    assert [s.split()[0] for s in steps] == ["reading", "generating", "rendering", "formatting", "writing"]
+    assert steps[1:3] == ["generating models for 4 schemas", "rendering 12 tools"]
 
 
 def test_without_a_reporter_steps_go_nowhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,10 +11,11 @@ from typing import Any
 import jsonschema
 import pytest
 
+from mcpgen import api
 from mcpgen.diagnostics import Diagnostics, Level
-from mcpgen.models.generate import generate_models
+from mcpgen.options import Options
 from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
-from tests.unit.spec_helpers import ok, parse, spec
+from tests.unit.spec_helpers import models_of, ok, parse, spec
 from tests.unit.test_schemas import convert
 
 
@@ -44,17 +44,16 @@ def test_lenient_rules_warn_with_location_and_generate(tmp_path: Path) -> None:
     doc["paths"]["/x"]["post"]["responses"] = ok(schema={"$ref": "#/components/schemas/Thing"})
     path = tmp_path / "spec.json"
     path.write_text(json.dumps(doc, indent=1))
-    diagnostics = Diagnostics(file="spec.json")
-    project = parse_openapi(path, OpenApiOptions(models=True), diagnostics)
+    project, diagnostics = api.build_typed_openapi(path, Options())
     (tool,) = project.tools
-    warnings = {(d.pointer, d.message) for d in diagnostics.items if d.level is Level.WARNING}
+    warnings = {(d.pointer, d.message) for d in diagnostics if d.level is Level.WARNING}
     body = "/paths/~1x/post/requestBody/content/application~1json/schema"
     assert (body, "required ['ghost'] not among the properties; dropped") in warnings
     assert (f"{body}/properties/name", "pattern '^\\\\p{L}+$' is not a valid Python regex; dropped") in warnings
     assert (f"{body}/properties/size", "default 'big' does not match the schema; dropped") in warnings
     assert (f"{body}/properties/score",
             "boolean exclusiveMinimum/exclusiveMaximum is OpenAPI 3.0 syntax; read as such") in warnings
-    assert all(d.line is not None for d in diagnostics.items if d.pointer.startswith(body))
+    assert all(d.line is not None for d in diagnostics if d.pointer.startswith(body))
     props = tool.input_schema["properties"]
     assert tool.input_schema["required"] == ["name"]
     assert props["score"] == {"type": "number", "exclusiveMaximum": 10}
@@ -205,7 +204,7 @@ def test_keyword_named_model_classes_get_importable_modules(tmp_path: Path) -> N
         "from": {"type": "object", "properties": {"a": {"type": "string"}}},
         "Class": {"type": "object", "properties": {"b": {"type": "integer"}}},
     }}}
-    index = generate_models(doc)
+    index = models_of(doc)
     assert set(index.classes) == {"from", "Class"}
     for name, (path, _cls) in index.classes.items():
         module_name = path[:-3].replace("/", ".")
@@ -222,64 +221,26 @@ def test_x_python_import_and_other_extensions_never_reach_models() -> None:
         "Evil": {"type": "object", "x-python-import": {"import": "os", "from": "os"},
                  "properties": {"a": {"type": "string", "x-python-type": "os.system"}}},
     }}}
-    index = generate_models(doc)
+    index = models_of(doc)
     text = "\n".join(m.source for m in index.modules)
     assert "import os" not in text and "os.system" not in text and "class Evil" in text
 
 
-def test_models_from_a_forked_process_equal_models_made_here(tmp_path: Path) -> None:
-    bad = {"type": "object", "properties": {"n": {"type": "string", "pattern": "[[A-Z0-9]{1,18}"}}}
-    pet = {"type": "object", "properties": {"id": {"type": "integer"}}}
-    doc = spec({"/p": {"get": {"operationId": "p", "responses": ok(schema={"$ref": "#/components/schemas/Pet"})}},
-                "/b": {"get": {"operationId": "b", "responses": ok(schema={"$ref": "#/components/schemas/Bad"})}}},
-               components={"schemas": {"Pet": pet, "Bad": bad}})
-    path = tmp_path / "spec.json"
-    path.write_text(json.dumps(doc))
-    # A fresh interpreter: forking needs a single-threaded process, which a test session may not be.
-    script = (
-        "import sys, json\n"
-        "from pathlib import Path\n"
-        "import mcpgen.models.generate as schemas\n"
-        "from mcpgen.diagnostics import Diagnostics\n"
-        "from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi\n"
-        "def run():\n"
-        "    d = Diagnostics(file='spec.json')\n"
-        "    p = parse_openapi(Path(sys.argv[1]), OpenApiOptions(models=True), d)\n"
-        "    return [repr(p), [str(x) for x in d.items]]\n"
-        "here = run()\n"
-        "schemas._FORK_MIN_SCHEMAS = 1\n"
-        "job = schemas.start_models(json.loads(Path(sys.argv[1]).read_text()))\n"
-        "assert job._process is not None, 'not forked'\n"
-        "job.result()\n"
-        "forked = run()\n"
-        "assert forked == here, 'forked models differ'\n"
-        "assert \"response_model='Pet'\" in forked[0]\n"
-        "print('ok', len(forked[1]))\n"
-    )
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=root, capture_output=True, text=True,
-                          timeout=300, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("ok ")
-
-
-def test_a_model_generator_failure_in_the_child_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_generator_failure_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mcpgen.models import generate as schemas
 
     def explode(document: Any) -> Any:
         raise ValueError("no models today")
 
-    monkeypatch.setattr(schemas, "_FORK_MIN_SCHEMAS", 1)
     monkeypatch.setattr(schemas, "_datamodel_codegen", explode)
     doc = spec({"/p": {"get": {"operationId": "p", "responses": ok(schema={"$ref": "#/components/schemas/Pet"})}}},
                components={"schemas": {"Pet": {"type": "object"}}})
-    project, _ = parse(tmp_path, doc)  # models=False: nothing forked
-    assert project.tools
     path = tmp_path / "spec.json"
-    d = Diagnostics(file="spec.json")
-    project = parse_openapi(path, OpenApiOptions(models=True), d)
+    path.write_text(json.dumps(doc))
+    project, diagnostics = api.build_typed_openapi(path, Options())
     assert [t.name for t in project.tools] == ["p"] and project.models == ()
-    assert any("typed models could not be generated (ValueError: no models today)" in x.message for x in d.items)
+    assert project.tools[0].route is not None and project.tools[0].route.response_type == "Any"
+    assert any("typed models could not be generated (ValueError: no models today)" in x.message for x in diagnostics)
 
 
 def test_enum_defaults_are_enum_members_not_strings(tmp_path: Path) -> None:
@@ -287,7 +248,7 @@ def test_enum_defaults_are_enum_members_not_strings(tmp_path: Path) -> None:
     side = {"type": "string", "enum": ["LEFT", "RIGHT"], "default": "RIGHT"}
     doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
         "Comment": {"type": "object", "properties": {"side": side, "start_side": {**side, "nullable": True}}}}}}
-    index = generate_models(doc)
+    index = models_of(doc)
     _import_models(tmp_path, index.modules, "enumpkg")
     path, cls = index.classes["Comment"]
     comment = getattr(importlib.import_module("enumpkg.models." + path[:-3]), cls)()
@@ -300,7 +261,7 @@ def test_defaults_of_the_wrong_type_do_not_reach_models() -> None:
     doc = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}, "components": {"schemas": {
         "Account": {"type": "object", "properties": {
             "flagged": {"type": "boolean", "default": "false"}, "count": {"type": "integer", "default": 3}}}}}}
-    text = "\n".join(m.source for m in generate_models(doc).modules)
+    text = "\n".join(m.source for m in models_of(doc).modules)
     assert "flagged: bool | None = None" in text and "count: int | None = 3" in text
 
 
@@ -311,5 +272,5 @@ def test_string_defaults_of_typed_formats_do_not_reach_models(tmp_path: Path) ->
             "url": {"type": "string", "format": "uri", "default": ""},
             "at": {"type": "string", "format": "date-time", "default": "now"},
             "name": {"type": "string", "format": "hostname-ish", "default": "x"}}}}}}
-    text = "\n".join(m.source for m in generate_models(doc).modules)  # as generated, before the format stage
+    text = "\n".join(m.source for m in models_of(doc).modules)  # as generated, before the format stage
     assert "= ''" not in text and "'now'" not in text and "= 'x'" in text

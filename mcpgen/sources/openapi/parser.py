@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -18,7 +17,7 @@ from urllib.parse import unquote, urljoin
 from pydantic import ValidationError
 
 from mcpgen import naming
-from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Topic, join_pointer
+from mcpgen.diagnostics import Diagnostics, GenerationError, Topic, join_pointer
 from mcpgen.ir import (
     Annotations,
     BodyField,
@@ -28,6 +27,7 @@ from mcpgen.ir import (
     HttpRoute,
     Icon,
     JsonSchema,
+    ModelSchemas,
     Origin,
     ParamLocation,
     Project,
@@ -35,7 +35,6 @@ from mcpgen.ir import (
     SecurityScheme,
     Tool,
 )
-from mcpgen.models.generate import ModelIndex, ModelJob, ModelWorker, start_models
 from mcpgen.options import IconSpec, OperationFilter
 from mcpgen.runtime import declared
 from mcpgen.schema.convert import SchemaConverter, SchemaTooLarge, hoist_defs, is_object_schema, merge_all_of
@@ -49,6 +48,7 @@ from mcpgen.schema.output import (
 )
 from mcpgen.schema.portable import split_type_unions
 from mcpgen.sources.openapi.document import load_document
+from mcpgen.sources.openapi.model_schemas import model_schemas
 from mcpgen.sources.openapi.refs import bundle
 from mcpgen.sources.openapi.swagger2 import is_swagger2, to_openapi3
 from mcpgen.transforms import icons
@@ -90,85 +90,19 @@ class OpenApiOptions:
 
 
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
-    """The project `path` describes, with its typed models."""
-    project, pending = parse_openapi_deferred(path, options, diagnostics)
-    if pending is None:
-        return project
-    project, diagnostics.items = pending.attach(project, diagnostics.items)
-    return project
-
-
-def parse_openapi_deferred(
-    path: Path, options: OpenApiOptions, diagnostics: Diagnostics
-) -> tuple[Project, PendingModels | None]:
-    """The project `path` describes, without its typed models yet when they are still being
-    generated: the caller renders what does not need them meanwhile, then `attach`es them
-    (or `close`s the pending job if it stops before)."""
-    # The typed models' process starts first: it imports their generator while the spec is read.
-    worker = ModelWorker.start() if options.models else None
-    pending = None
-    try:
-        document = load_document(path, diagnostics)
-        if not isinstance(document, dict):
-            diagnostics.error("the document is not a mapping", hint="an OpenAPI document is a JSON/YAML object")
-            raise GenerationError(diagnostics.items)
-        if is_swagger2(document):
-            diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
-            document = to_openapi3(document, diagnostics)
-        read = [str(path)]
-        document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
-        project, pending = _Parser(path, document, options, diagnostics, worker).project()
-        return dataclasses.replace(project, files_read=tuple(read)), pending
-    finally:
-        if worker is not None and (pending is None or pending.worker is not worker):
-            worker.close()
-
-
-@dataclass(slots=True)
-class PendingModels:
-    """Typed models being generated (in a worker process, for a big spec) after the parser
-    has returned the project; `attach` waits for them and types the tools' results."""
-
-    job: ModelJob
-    worker: ModelWorker | None  # the process it runs in, stopped by `close`
-    at: int  # where in the source's diagnostics the model warnings belong
-    diagnostics: Diagnostics  # the source's collector: its file and line lookup
-    typed: Callable[[Tool, ModelIndex], Tool]
-
-    def attach(self, project: Project, diagnostics: list[Diagnostic]) -> tuple[Project, list[Diagnostic]]:
-        """`project` (the parser's, or it after the passes) with the models, each tool typed
-        by its operation's response; `diagnostics` with the model warnings in their place."""
-        own = Diagnostics(self.diagnostics.file, line_resolver=self.diagnostics.line_resolver)
-        try:
-            index = _models(self.job, own)
-        finally:
-            self.close()
-        tools = tuple(self.typed(tool, index) for tool in project.tools) if index.classes else project.tools
-        typed = dataclasses.replace(project, tools=tools, models=index.modules)
-        return typed, [*diagnostics[: self.at], *own.items, *diagnostics[self.at :]]
-
-    def close(self) -> None:
-        """Stop the generation if it is still running (the caller stopped before `attach`)."""
-        self.job.close()
-        if self.worker is not None:
-            self.worker.close()
-
-
-def _models(job: ModelJob, diagnostics: Diagnostics) -> ModelIndex:
-    """The job's models, its warnings in `diagnostics`; none (with a warning) if it failed."""
-    try:
-        index, warnings = job.result()
-        for message, pointer in warnings:
-            diagnostics.warning(message, pointer)
-        return index
-    except Exception as exc:  # noqa: BLE001 - a third-party generator on messy input
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        diagnostics.warning(
-            f"typed models could not be generated ({type(exc).__name__}: {message[:300]}); "
-            "typed functions return plain JSON",
-            "/components/schemas",
-        )
-        return ModelIndex((), {})
+    """The project `path` describes; with `options.models`, the component schemas its selected
+    operations use, for the models stage."""
+    document = load_document(path, diagnostics)
+    if not isinstance(document, dict):
+        diagnostics.error("the document is not a mapping", hint="an OpenAPI document is a JSON/YAML object")
+        raise GenerationError(diagnostics.items)
+    if is_swagger2(document):
+        diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
+        document = to_openapi3(document, diagnostics)
+    read = [str(path)]
+    document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
+    project = _Parser(path, document, options, diagnostics).project()
+    return dataclasses.replace(project, files_read=tuple(read))
 
 
 class _Parser:
@@ -178,15 +112,12 @@ class _Parser:
         document: dict[str, Any],
         options: OpenApiOptions,
         diagnostics: Diagnostics,
-        worker: ModelWorker | None = None,
     ):
         self.path = path
-        self.worker = worker
         self.doc = document
         self.options = options
         self.diag = diagnostics
         self._resolved: dict[str, Any] = {}
-        self._raw_responses: dict[str, Any] = {}  # operation pointer -> its JSON response schema as written
         self._output_budget = MAX_SUBSCHEMAS  # per output schema; set from the operation count
         self.version = self._version()
         self.openapi_30 = self.version.startswith("3.0")
@@ -260,7 +191,7 @@ class _Parser:
                 return {}, pointer
         return node, pointer
 
-    def project(self) -> tuple[Project, PendingModels | None]:
+    def project(self) -> Project:
         info = self.doc.get("info")
         info = info if isinstance(info, dict) else {}
         if not info:
@@ -281,14 +212,7 @@ class _Parser:
         names = naming.assign_tool_names(
             [naming.ToolNameRequest(op.key, op.wanted_name) for op in operations], self.options.max_name_length
         )
-        models_at = len(self.diag.items)  # model warnings are reported here, whenever they arrive
-        pending = self._start_models(operations)
-        try:
-            tools = self._tools(operations, names, schemes)
-        except BaseException:
-            if pending is not None:
-                pending.close()  # its models will not be wanted
-            raise
+        tools = self._tools(operations, names, schemes)
         base_url = self._base_url()
         base_text = declared.meaning("BASE_URL")
         base_text = base_text if base_url else f"{base_text} (required: the spec gives no absolute URL)"
@@ -298,7 +222,7 @@ class _Parser:
         generic = not schemes and bool(tools)
         if generic:
             env_vars.extend(self._generic_credentials(prefix))
-        project = Project(
+        return Project(
             name=name,
             package=naming.package_name(name),
             env_prefix=prefix,
@@ -313,10 +237,8 @@ class _Parser:
             env_vars=tuple(env_vars),
             generic_credentials=generic,
             icons=self._logo(info),
+            model_schemas=self._model_schemas(operations) if self.options.models else None,
         )
-        if pending is None:
-            return project, None
-        return project, PendingModels(pending, self.worker if pending.uses(self.worker) else None, models_at, self.diag, self._typed)
 
     def _tools(
         self, operations: list[_Operation], names: list[naming.ToolName], schemes: dict[str, SecurityScheme]
@@ -328,7 +250,7 @@ class _Parser:
             if tool_name.reason:
                 self.diag.renamed(op.wanted_name, tool_name.name, tool_name.reason, op.pointer)
             try:
-                tool = self._tool(op, tool_name.name, schemes, ModelIndex((), {}), used_python_names)
+                tool = self._tool(op, tool_name.name, schemes, used_python_names)
             except RecursionError:  # schema walks recurse once per nesting level
                 self.diag.skipped("schemas nested too deeply to convert; operation skipped", "schemas too deep", op.pointer)
                 continue
@@ -489,26 +411,10 @@ class _Parser:
         self._warn(f"security scheme {name!r} of type {kind!r} is not supported; ignored", pointer)
         return None
 
-    def _start_models(self, operations: list[_Operation]) -> ModelJob | None:
-        """Typed models, for the schemas the selected operations use, are generated in a
-        forked process while the tools are converted; see `models.generate.start_models`."""
-        if not self.options.models:
-            return None
+    def _model_schemas(self, operations: list[_Operation]) -> ModelSchemas | None:
+        """The component schemas the selected operations (and their path items' parameters) use."""
         roots = [op.node for op in operations] + [op.item.get("parameters") for op in operations]
-        return start_models(self.doc, roots, self.worker)
-
-    def _typed(self, tool: Tool, models: ModelIndex) -> Tool:
-        route = tool.route
-        raw = self._raw_responses.get(tool.origin.pointer)
-        if route is None or raw is None:
-            return tool
-        response_type, model = typed_response(raw, models)
-        if model is None:
-            return tool
-        typed = dataclasses.replace(
-            route, response_type=response_type, response_model=model[1], response_model_module=model[0]
-        )
-        return dataclasses.replace(tool, route=typed)
+        return model_schemas(self.doc, roots, self.diag.file)
 
     # -- operations ----------------------------------------------------------
 
@@ -558,7 +464,6 @@ class _Parser:
         op: _Operation,
         name: str,
         schemes: dict[str, SecurityScheme],
-        models: ModelIndex,
         used_python_names: set[str],
     ) -> Tool | None:
         params = self._parameters(op)
@@ -645,7 +550,7 @@ class _Parser:
                 content_type, body_required, route_fields, whole,
                 next(idents) if whole else None, python_type(body_schema, defs) if whole else "Any",
             )
-        output_schema, wraps, kind, response_type, response_model = self._response(op, models)
+        output_schema, wraps, kind, response_type, component = self._response(op)
         summary = _text(op.node.get("summary"))
         description = self._description(op, summary)
         method = op.method.upper()
@@ -670,8 +575,10 @@ class _Parser:
                 security=self._security(op, schemes),
                 response_kind=kind,
                 response_type=response_type,
-                response_model=response_model[1] if response_model else None,
-                response_model_module=response_model[0] if response_model else None,
+                response_model=None,  # typed by the models stage
+                response_model_module=None,
+                response_component=component[0] if component else None,
+                response_is_list=component[1] if component else False,
             ),
         )
 
@@ -808,8 +715,8 @@ class _Parser:
         return out
 
     def _response(
-        self, op: _Operation, models: ModelIndex
-    ) -> tuple[JsonSchema | None, bool, ResponseKind, str, tuple[str, str] | None]:
+        self, op: _Operation
+    ) -> tuple[JsonSchema | None, bool, ResponseKind, str, tuple[str, bool] | None]:
         responses = op.node.get("responses") or {}
         success = sorted(str(code) for code in responses if re.fullmatch(r"2(\d\d|XX)", str(code)))
         if not success:
@@ -832,8 +739,7 @@ class _Parser:
         is_object = is_object_schema(schema)
         # Describe the response, never reject a real one; cheaply enough for a client to compile.
         schema = bound_output_schema(relax_output_schema(schema), self._output_budget)
-        self._raw_responses[op.pointer] = raw
-        response_type, model = typed_response(raw, models)
+        response_type, model = "Any", response_component(raw)
         if is_object:
             schema["type"] = "object"  # the root stays an object: structuredContent always is one
             wraps = False
@@ -1071,26 +977,18 @@ def _file_argument_schema(schema: Any, defs: dict[str, Any], upload_env: str) ->
     return one
 
 
-def typed_response(raw: Any, models: ModelIndex) -> tuple[str, tuple[str, str] | None]:
-    """The typed function's return annotation for a raw response schema, and the
-    (module, class) of the model it names, if one was generated."""
-    model = _model_for(raw, models)
-    if model is not None:
-        return model[1], model
+def response_component(raw: Any) -> tuple[str, bool] | None:
+    """The component schema a raw response schema names, and whether as an array's items."""
     if isinstance(raw, dict) and raw.get("type") == "array" and isinstance(raw.get("items"), dict):
-        item = _model_for(raw["items"], models)
-        if item is not None:
-            return f"list[{item[1]}]", item
-    return "Any", None
+        item = _component_name(raw["items"])
+        return None if item is None else (item, True)
+    name = _component_name(raw)
+    return None if name is None else (name, False)
 
 
-def _model_for(raw: Any, models: ModelIndex) -> tuple[str, str] | None:
+def _component_name(raw: Any) -> str | None:
     if isinstance(raw, dict) and isinstance(raw.get("$ref"), str) and raw["$ref"].startswith("#/components/schemas/"):
-        name = raw["$ref"].rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-        located = models.classes.get(name)
-        if located is not None:
-            module = located[0][:-3].replace("/", ".")
-            return module, located[1]
+        return str(raw["$ref"].rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~"))
     return None
 
 
