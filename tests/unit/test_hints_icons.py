@@ -14,7 +14,7 @@ from mcpgen.ir import Annotations, Icon
 from mcpgen.options import IconSpec, Options, ToolOverride
 from mcpgen.project.project_file import ProjectFile, read_project_file, render_project_file
 from mcpgen.rendering.render import wire_tool
-from mcpgen.sources.openapi.parser import method_annotations
+from mcpgen.sources.openapi.tools import method_annotations
 from mcpgen.sources.python import PYTHON_ANNOTATIONS
 from mcpgen.transforms import icons
 from mcpgen.transforms.overrides import apply_overrides

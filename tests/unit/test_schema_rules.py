@@ -12,9 +12,8 @@ import jsonschema
 import pytest
 
 from mcpgen import api
-from mcpgen.diagnostics import Diagnostics, Level
+from mcpgen.diagnostics import Level
 from mcpgen.options import Options
-from mcpgen.sources.openapi.parser import OpenApiOptions, parse_openapi
 from tests.unit.spec_helpers import models_of, ok, parse, spec
 from tests.unit.test_schemas import convert
 
