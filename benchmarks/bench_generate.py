@@ -2,10 +2,13 @@
 
     python benchmarks/bench_generate.py [--corpus ROOT] [--runs 5] [--calls 200]
                                         [--peer-venv /work/.bench-venv | --no-peer]
+                                        [--opc-venv /work/.opc-venv | --no-opc] [--baseline CHECKOUT]
 
 (a) Generation of samples/petstore.yaml, GitHub's REST spec and Stripe's, the whole pipeline
     (parser, passes, datamodel-code-generator, render, ruff format, write), each in a fresh process and
     into a new directory: wall time per stage and peak RSS; and a re-run over that output.
+    For GitHub and Stripe, openapi-python-client generating a client from the same spec, in the
+    same run (it also formats with ruff): its time against ours.
 (b) The generated GitHub and Stripe servers: cold start (spawn -> initialize -> first tools/list over
     stdio, median of --runs) and the import time of its server module, against peers
     measured in the same run: the SDK's minimal_server.py (the floor any server pays) and
@@ -46,6 +49,8 @@ SHARED = REPO.parent / "shared"  # beside the checkout, for developers and CI al
 FETCH = SHARED / "corpus" / "fetch.sh"
 MINIMAL_SERVER = SHARED / "mcp-sdk-examples" / "minimal_server.py"
 PEER_VENV = REPO.parent / ".bench-venv"
+OPC_VENV = REPO.parent / ".opc-venv"  # openapi-python-client, the client generator peer
+OPC_REQUIREMENT = "openapi-python-client==0.29.1"
 STAGES = ("load", "parse", "schemas", "models", "render", "format", "write")
 # A client gives up on a server this slow (FastMCP on Stripe: its 40 MB+ tools/list took the
 # SDK client's stdio reader minutes and 4 GB); the figure is then "over the limit".
@@ -337,6 +342,38 @@ def peer_python(venv: Path | None) -> tuple[Path | None, str]:
     return python, f"fastmcp {version}"
 
 
+def opc_command(venv: Path | None) -> tuple[list[str] | None, str]:
+    """The command of openapi-python-client (a client generator, ruff-formatted like ours),
+    installing it once into its own venv."""
+    if venv is None:
+        return None, "skipped (--no-opc)"
+    command = venv / "bin" / "openapi-python-client"
+    try:
+        if not command.exists():
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+            subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", OPC_REQUIREMENT],
+                           check=True, capture_output=True)
+        version = subprocess.run([str(command), "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        return None, f"unavailable: {OPC_REQUIREMENT} could not be installed into {venv} ({type(exc).__name__})"
+    return [str(command)], version
+
+
+def measure_opc(command: list[str], spec: Path, output: Path) -> dict[str, float] | str:
+    """Wall and CPU seconds of one client generation from `spec` (or why it failed)."""
+    shutil.rmtree(output, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run([*command, "generate", "--path", str(spec), "--output-path", str(output), "--meta", "none",
+                           "--overwrite"], capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0 or not output.exists():
+        return f"failed (exit {done.returncode}): {(done.stderr or done.stdout).strip()[-300:]}"
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {"total": wall, "cpu": cpu}
+
+
 # -- report helpers -----------------------------------------------------------------------
 
 
@@ -383,6 +420,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200, help="tools/call round trips per server")
     parser.add_argument("--peer-venv", type=Path, default=PEER_VENV, help="venv holding fastmcp (created if missing)")
     parser.add_argument("--no-peer", action="store_true", help="skip FastMCP")
+    parser.add_argument("--opc-venv", type=Path, default=OPC_VENV, help="venv holding openapi-python-client "
+                        "(created if missing): its client generation from the same spec, in the same run")
+    parser.add_argument("--no-opc", action="store_true", help="skip openapi-python-client")
     parser.add_argument("--repeat", type=int, default=1, help="generations per spec (the median by CPU is shown)")
     parser.add_argument("--baseline", type=Path, help="another mcpgen checkout: its generation is measured "
                         "in the same run, interleaved, and its output compared byte for byte")
@@ -393,8 +433,10 @@ def main() -> None:
     root = corpus_root(args.corpus)
     big = {"github": root / GITHUB, "stripe": root / STRIPE}
     peer, peer_status = peer_python(None if args.no_peer else args.peer_venv)
+    opc, opc_status = opc_command(None if args.no_opc else args.opc_venv)
     work = Path(tempfile.mkdtemp(prefix="mcpgen-bench-"))
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; peer: {peer_status}; output in {work}\n")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; peer: {peer_status}; "
+          f"client generator: {opc_status}; output in {work}\n")
 
     print("(a) generation: full pipeline, one fresh process per spec")
     specs = tuple((label, spec) for label, spec in (("petstore", PETSTORE), *big.items())
@@ -410,6 +452,14 @@ def main() -> None:
             print(f"  {'':20} ours / baseline: wall {gen[label]['total'] / base['total']:.2f}x, "
                   f"CPU {gen[label]['cpu'] / base['cpu']:.2f}x, re-run {gen[label]['rerun'] / base['rerun']:.2f}x; output: "
                   f"{_tree_difference(work / f'{label}-baseline', work / label)}")
+        if opc is not None and label != "petstore":
+            client = measure_opc(opc, spec, work / f"{label}-opc-client")
+            if isinstance(client, str):
+                print(f"  {'openapi-python-client':20} {client}")
+            else:
+                print(f"  {'openapi-python-client':20} {client['total']:7.2f} s (CPU {client['cpu']:.2f} s)   "
+                      f"its time / ours: wall {client['total'] / gen[label]['total']:.2f}x, "
+                      f"CPU {client['cpu'] / gen[label]['cpu']:.2f}x")
     if args.generation_only:
         return
 

@@ -7,6 +7,7 @@ generation are applied, and recorded in mcpgen.toml, exactly as `regenerate` app
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -21,7 +22,8 @@ from mcpgen import __version__, naming, progress
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, LineLookup, Topic, renamed_message
 from mcpgen.formatting import format_files
 from mcpgen.ir import Project
-from mcpgen.models.stage import add_models
+from mcpgen.models import stage as models_stage
+from mcpgen.models.stage import ModelsAhead
 from mcpgen.options import Options, SourceKind, source_problems
 from mcpgen.project.changes import Change, Served, compare, served, tool_identity
 from mcpgen.project.facts import MAX_FACTS_BYTES, fact
@@ -45,7 +47,7 @@ from mcpgen.transforms.prompts import apply_prompts
 from mcpgen.writer import OutputExists, check_target, write_tree
 
 if TYPE_CHECKING:
-    from mcpgen.sources.openapi.parser import OpenApiOptions
+    from mcpgen.sources.openapi.parser import OpenApiOptions, OpenApiSource
 
 OPTIONS = "options"  # where a first generation's option problems point (there is no mcpgen.toml yet)
 
@@ -87,23 +89,38 @@ def openapi_options(options: Options) -> OpenApiOptions:
 
 def build_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic]]:
     """The source stage for a spec: the parsed project and its diagnostics."""
-    project, collector = _read_openapi(spec, options)
-    return project, collector.items
+    source, collector = _read_openapi(spec, options)
+    return build_project(source), collector.items
 
 
 def build_typed_openapi(spec: Path, options: Options) -> tuple[Project, list[Diagnostic]]:
     """The spec parsed and its models generated, without the passes (for tools that read a spec)."""
-    project, collector = _read_openapi(spec, options)
-    return add_typed_models(project, collector.items, collector.line_resolver)
+    source, collector = _read_openapi(spec, options)
+    return add_typed_models(build_project(source), collector.items, collector.line_resolver)
 
 
-def _read_openapi(spec: Path, options: Options) -> tuple[Project, Diagnostics]:
-    """The parsed project and the source's collector (its line lookup serves the models stage)."""
-    from mcpgen.sources.openapi.parser import parse_openapi
+def _read_openapi(spec: Path, options: Options) -> tuple[OpenApiSource, Diagnostics]:
+    """The document read and its operations selected, and the source's collector (which the
+    tool conversion goes on filling; its line lookup serves the models stage)."""
+    from mcpgen.sources.openapi.parser import read_openapi
 
     diagnostics = Diagnostics(file=str(spec))
     progress.step(f"reading {spec.name}")
-    return parse_openapi(spec, openapi_options(options), diagnostics), diagnostics
+    return read_openapi(spec, openapi_options(options), diagnostics), diagnostics
+
+
+def build_project(source: OpenApiSource) -> Project:
+    """The rest of the source stage: a tool per selected operation, the server's settings."""
+    from mcpgen.sources.openapi import parser
+
+    return parser.build_project(source)
+
+
+def _models_ahead(source: OpenApiSource) -> contextlib.AbstractContextManager[ModelsAhead | None]:
+    """The one overlap of the pipeline: a big spec's models generated in a process of their own
+    while its tools are converted and the passes run; the models stage waits for them."""
+    started = models_stage.ahead(source.model_schemas)
+    return contextlib.nullcontext() if started is None else started
 
 
 def build_python(target: str, options: Options, search_path: Path | None = None) -> tuple[Project, list[Diagnostic]]:
@@ -129,9 +146,11 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
 
 def generate_openapi(spec: Path, options: Options) -> Result:
     _check_source(options, "openapi")
-    project, source = _read_openapi(spec, options)
+    source, collector = _read_openapi(spec, options)
     first_file = functools.partial(_first_project_file, "openapi", str(spec), options)
-    return emit(project, source.items, options, first_file, source.line_resolver)
+    with _models_ahead(source) as started:  # stopped on any error
+        project = build_project(source)
+        return emit(project, collector.items, options, first_file, collector.line_resolver, started)
 
 
 def generate_python(target: str, options: Options) -> Result:
@@ -172,9 +191,11 @@ def emit(
     options: Options,
     project_file: Callable[[Path], ProjectFile] | None = None,
     lines: LineLookup | None = None,
+    started: ModelsAhead | None = None,
 ) -> Result:
     """Run the passes, the models, render, format and write a first generation; errors stop
-    before anything is written. `lines`: the source's line lookup, for the models' warnings.
+    before anything is written. `lines`: the source's line lookup, for the models' warnings;
+    `started`: the models being generated ahead.
 
     Into a new or empty directory the tree is swapped in whole. An existing directory is
     only written with `force`, and then like a regeneration: files the user changed are
@@ -185,7 +206,7 @@ def emit(
         raise GenerationError(diagnostics)
     output = options.output or Path.cwd() / naming.distribution_name(project.name)
     check_target(output, options.force)  # fail fast, before the costly steps
-    project, diagnostics = add_typed_models(project, diagnostics, lines)
+    project, diagnostics = add_typed_models(project, diagnostics, lines, started)
     generated, user_files, manifest = render_and_format(project, options)
     if project_file is not None:
         example = project.tools[0].name if project.tools else ""
@@ -248,30 +269,33 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
         key = f"source.{project_file.source_kind}"
         toml_diagnostics.error(f"{key}: no such file: {target}", key, "update the path (relative to mcpgen.toml)")
         raise GenerationError(toml_diagnostics.items)
-    lines = None
-    if project_file.source_kind == "openapi":
-        project, source = _read_openapi(Path(target), options)
-        diagnostics, lines = source.items, source.line_resolver
-    else:
-        search_path = (project_dir / project_file.workdir).resolve() if project_file.workdir else None
-        project, diagnostics = build_python(target, options, search_path)
-    if any(d.level is Level.ERROR for d in diagnostics):
-        raise GenerationError(diagnostics)
-    project, diagnostics = run_passes(project, diagnostics, options, toml_diagnostics)
-    if any(d.level is Level.ERROR for d in diagnostics):
-        raise GenerationError(diagnostics)
-    if project_file.mcpgen_version and project_file.mcpgen_version != __version__:
-        diagnostics.append(
-            Diagnostic(Level.INFO, f"generated by mcpgen {project_file.mcpgen_version}; now {__version__}", PROJECT_FILE)
-        )
-    if manifest_error is not None and not force:
-        raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, str(manifest_error))]) from None
-    if old_manifest is None and not force:
-        message = f"no {MANIFEST_FILE}: cannot tell generated files from edited ones"
-        hint = "restore it from version control, or pass --force (differing files are kept as .orig)"
-        raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, message, str(project_dir), hint=hint)])
-    project, diagnostics = add_typed_models(project, diagnostics, lines)
-    generated, user_files, manifest = render_and_format(project, options)
+    with contextlib.ExitStack() as running:  # the models generated ahead, stopped on any error
+        lines, started = None, None
+        if project_file.source_kind == "openapi":
+            source, collector = _read_openapi(Path(target), options)
+            started = running.enter_context(_models_ahead(source))
+            project = build_project(source)
+            diagnostics, lines = collector.items, collector.line_resolver
+        else:
+            search_path = (project_dir / project_file.workdir).resolve() if project_file.workdir else None
+            project, diagnostics = build_python(target, options, search_path)
+        if any(d.level is Level.ERROR for d in diagnostics):
+            raise GenerationError(diagnostics)
+        project, diagnostics = run_passes(project, diagnostics, options, toml_diagnostics)
+        if any(d.level is Level.ERROR for d in diagnostics):
+            raise GenerationError(diagnostics)
+        if project_file.mcpgen_version and project_file.mcpgen_version != __version__:
+            diagnostics.append(
+                Diagnostic(Level.INFO, f"generated by mcpgen {project_file.mcpgen_version}; now {__version__}", PROJECT_FILE)
+            )
+        if manifest_error is not None and not force:
+            raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, str(manifest_error))]) from None
+        if old_manifest is None and not force:
+            message = f"no {MANIFEST_FILE}: cannot tell generated files from edited ones"
+            hint = "restore it from version control, or pass --force (differing files are kept as .orig)"
+            raise GenerationError([*diagnostics, Diagnostic(Level.ERROR, message, str(project_dir), hint=hint)])
+        project, diagnostics = add_typed_models(project, diagnostics, lines, started)
+        generated, user_files, manifest = render_and_format(project, options)
     the_plan = plan(project_dir, generated, user_files, old_manifest)
     changes = _changes(project_dir, old_manifest, project)
     manifest_text = read_bounded(project_dir / MANIFEST_FILE) if old_manifest else ""
@@ -425,14 +449,14 @@ Rendered = tuple[dict[str, str], dict[str, str], Manifest]  # generated files, t
 
 
 def add_typed_models(
-    project: Project, diagnostics: list[Diagnostic], lines: LineLookup | None = None
+    project: Project, diagnostics: list[Diagnostic], lines: LineLookup | None = None, started: ModelsAhead | None = None
 ) -> tuple[Project, list[Diagnostic]]:
     """The models stage; its warnings point into the source (`lines`: its line lookup)."""
     if project.model_schemas is None:
         return project, diagnostics
     progress.step(f"generating models for {len(project.model_schemas.names):,} schemas")
     notes = Diagnostics(file=project.model_schemas.file, line_resolver=lines)
-    project = add_models(project, notes)
+    project = models_stage.add_models(project, notes, started)
     return project, [*diagnostics, *notes.items]
 
 

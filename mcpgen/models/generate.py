@@ -39,21 +39,30 @@ class ModelIndex:
     classes: dict[str, tuple[str, str]]  # schema name -> (module path, class name)
 
 
-def generate_models(wanted: ModelSchemas, warn: Callable[[str, str], None] | None = None) -> ModelIndex:
+def generate_models(
+    wanted: ModelSchemas, warn: Callable[[str, str], None] | None = None, settings: Path | None = None
+) -> ModelIndex:
     """Pydantic models for `wanted`'s component schemas, one module per model.
 
     One module per class keeps imports lazy: a typed function imports only the models
     it returns. A component schema the generator rejects is left untyped (with a warning)
     and the rest generated again; other errors are raised, and the caller decides.
+    `settings`: an empty folder for the generator's settings (default: a temporary one here).
     """
-    return _models_from_input(_model_input(wanted.document), list(wanted.names), warn)
+    source = _model_input(wanted.document)
+    if settings is not None:
+        return _models_from_input(source, list(wanted.names), warn, settings)
+    with tempfile.TemporaryDirectory(prefix="mcpgen-models-") as folder:
+        return _models_from_input(source, list(wanted.names), warn, Path(folder))
 
 
-def _models_from_input(source: dict[str, Any], names: list[Any], warn: Callable[[str, str], None] | None) -> ModelIndex:
+def _models_from_input(
+    source: dict[str, Any], names: list[Any], warn: Callable[[str, str], None] | None, settings: Path
+) -> ModelIndex:
     """The generator's input through datamodel-code-generator, indexed (the format stage lays it out)."""
     for attempt in range(_MODEL_RETRIES + 1):
         try:
-            out = _datamodel_codegen(source)
+            out = _datamodel_codegen(source, settings)
             break
         except Exception as exc:  # whatever it raises: only a located rejection is retried
             name = _rejected_schema(exc, source)
@@ -77,16 +86,16 @@ def _models_from_input(source: dict[str, Any], names: list[Any], warn: Callable[
     return ModelIndex(modules, classes)
 
 
-def _datamodel_codegen(document: dict[str, Any]) -> Any:
+def _datamodel_codegen(document: dict[str, Any], settings: Path) -> Any:
     # heavy imports, only when models are wanted; the enums from their own module, whose
     # `__all__` lists them (the package's omits DataModelType)
     from datamodel_code_generator import PythonVersion, generate
     from datamodel_code_generator.enums import DataModelType, InputFileType, ModuleSplitMode
 
-    with warnings.catch_warnings(), tempfile.TemporaryDirectory(prefix="mcpgen-models-") as settings:
-        # Formatter settings are read from here, not from whatever pyproject.toml the caller's
-        # working directory holds: the same spec gives the same models anywhere.
-        (Path(settings) / "pyproject.toml").write_text("", encoding="utf-8")
+    # Formatter settings are read from here, not from whatever pyproject.toml the caller's
+    # working directory holds: the same spec gives the same models anywhere.
+    (settings / "pyproject.toml").write_text("", encoding="utf-8")
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return generate(
             json.dumps(document),
@@ -104,7 +113,7 @@ def _datamodel_codegen(document: dict[str, Any]) -> Any:
             # No formatter: the format stage sorts imports and lays out every generated file in
             # one run (the generator's own isort took 70% of this call on Stripe: 20 of 28 s).
             formatters=[],
-            settings_path=Path(settings),
+            settings_path=settings,
             custom_class_name_generator=_class_namer(PythonVersion.PY_310),
             custom_file_header=_MODELS_HEADER,
         )

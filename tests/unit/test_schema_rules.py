@@ -228,7 +228,7 @@ def test_x_python_import_and_other_extensions_never_reach_models() -> None:
 def test_a_model_generator_failure_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mcpgen.models import generate as schemas
 
-    def explode(document: Any) -> Any:
+    def explode(*args: Any) -> Any:
         raise ValueError("no models today")
 
     monkeypatch.setattr(schemas, "_datamodel_codegen", explode)

@@ -7,7 +7,6 @@ located warning while the rest of the spec is generated.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,7 @@ from urllib.parse import urljoin
 
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
-from mcpgen.ir import EnvVar, Icon, ModelSchemas, Project
+from mcpgen.ir import EnvVar, Icon, ModelSchemas, Project, SecurityScheme
 from mcpgen.options import IconSpec, OperationFilter
 from mcpgen.runtime import declared
 from mcpgen.schema.output import subschema_budget
@@ -44,6 +43,27 @@ class OpenApiOptions:
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
     """The project `path` describes; with `options.models`, the component schemas its selected
     operations use, for the models stage."""
+    return build_project(read_openapi(path, options, diagnostics))
+
+
+@dataclass(frozen=True, slots=True)
+class OpenApiSource:
+    """A document read and its operations selected, before any tool is converted: what the
+    models stage needs (`model_schemas`) is known here, and can be started while the tools are."""
+
+    reader: Reader
+    name: str
+    title: str
+    info: dict[str, Any]
+    schemes: dict[str, SecurityScheme]
+    operations: list[Operation]
+    model_schemas: ModelSchemas | None
+    files_read: tuple[str, ...]
+
+
+def read_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> OpenApiSource:
+    """The document loaded, converted from Swagger 2.0, bundled and checked; its server name,
+    security schemes and selected operations."""
     document = load_document(path, diagnostics)
     if not isinstance(document, dict):
         diagnostics.error("the document is not a mapping", hint="an OpenAPI document is a JSON/YAML object")
@@ -53,17 +73,12 @@ def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics)
         document = to_openapi3(document, diagnostics)
     read = [str(path)]
     document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
-    project = _project(Reader(path, document, options, diagnostics))
-    return dataclasses.replace(project, files_read=tuple(read))
-
-
-def _project(reader: Reader) -> Project:
+    reader = Reader(path, document, options, diagnostics)
     info = reader.doc.get("info")
     info = info if isinstance(info, dict) else {}
     if not info:
         reader.diag.warning("missing `info`", "/info")
     title = str(info.get("title") or reader.path.stem)
-    options = reader.options
     name = naming.slug(options.name) if options.name else naming.default_server_name(title)
     prefix = naming.env_prefix(name)
     if not options.name and name != naming.slug(title):
@@ -75,9 +90,17 @@ def _project(reader: Reader) -> Project:
     reader.upload_env = f"{prefix}_UPLOAD_DIR"
     schemes = security.security_schemes(reader, prefix)
     operations = select_operations(reader)
+    wanted = _model_schemas(reader, operations) if options.models else None
+    return OpenApiSource(reader, name, title, info, schemes, operations, wanted, tuple(read))
+
+
+def build_project(source: OpenApiSource) -> Project:
+    """The project: a tool per operation that converts, the server's settings and icon."""
+    reader, name, schemes, operations = source.reader, source.name, source.schemes, source.operations
+    prefix = naming.env_prefix(name)
     reader.output_budget = subschema_budget(len(operations))
     names = naming.assign_tool_names(
-        [naming.ToolNameRequest(op.key, op.wanted_name) for op in operations], options.max_name_length
+        [naming.ToolNameRequest(op.key, op.wanted_name) for op in operations], reader.options.max_name_length
     )
     converted = tools(reader, operations, names, schemes)
     base_url = _base_url(reader)
@@ -93,9 +116,9 @@ def _project(reader: Reader) -> Project:
         name=name,
         package=naming.package_name(name),
         env_prefix=prefix,
-        title=title,
-        description=str(info.get("description") or ""),
-        version=str(info.get("version") or "0.1.0"),
+        title=source.title,
+        description=str(source.info.get("description") or ""),
+        version=str(source.info.get("version") or "0.1.0"),
         source_kind="openapi",
         source_file=reader.path.name,
         tools=tuple(converted),
@@ -103,8 +126,9 @@ def _project(reader: Reader) -> Project:
         security_schemes=tuple(schemes.values()),
         env_vars=tuple(env_vars),
         generic_credentials=generic,
-        icons=_logo(reader, info),
-        model_schemas=_model_schemas(reader, operations) if options.models else None,
+        icons=_logo(reader, source.info),
+        model_schemas=source.model_schemas,
+        files_read=source.files_read,
     )
 
 
