@@ -1,16 +1,22 @@
-"""The README's commands, verbatim, on a fresh copy of the repository with fresh venvs.
+"""The README's and the docs pages' commands, verbatim, on a fresh copy of the repository with fresh venvs.
 
 The copy holds the tracked files only (`git ls-files`), as a clean clone would. Each fenced
-`sh` block runs as the README shows it, through `bash -c`, with `mcpgen` found on PATH from the
-quick start's venv, the way a reader who activated it would run the later blocks. The quick
-start ends in a server that runs until stopped: it is run until it prints its URL, then a real
-client lists its tools over streamable HTTP, then it is stopped.
+`sh` block of README.md and of every docs/*.md page runs as the page shows it, through
+`bash -c`, in the copy's root, with `mcpgen` found on PATH from the quick start's venv, the way
+a reader who activated it would run the later blocks; it must exit 0. The quick start ends in a
+server that runs until stopped: it is run until it prints its URL, then a real client lists its
+tools over streamable HTTP, then it is stopped.
 
 Not run here, and why: the test command (`... && .venv/bin/python -m pytest`) is the whole suite,
 which cannot run inside itself; `.ci/run` runs that same command on a clean clone, and the test
-below checks the two agree. The development block's checks (mypy, ruff, pytest) are what
-`.ci/run` runs; its benchmarks take minutes each and print figures: each is checked to start
-(`--help`).
+below checks the two agree. The development blocks' checks (mypy, ruff, pytest, regen) are what
+`.ci/run` runs; the benchmarks take minutes each and print figures: each is checked to start
+(`--help`). The few other blocks that cannot run here (a server that runs until stopped, Docker)
+are listed in NOT_RUN with the reason. Every block, run or not, is checked for the mcpgen
+commands it names: each subcommand and each of its options must exist.
+
+Every relative link of these pages must lead to a file of the repository and, with an anchor,
+to a heading of that page; every docs page is linked from the README.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -26,20 +33,27 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from mcp import Client
 
+from mcpgen import cli
+
 REPO = Path(__file__).resolve().parents[2]
-README = (REPO / "README.md").read_text()
+PAGES = ["README.md", *sorted(f"docs/{page.name}" for page in (REPO / "docs").glob("*.md"))]
+TEXT = {page: (REPO / page).read_text() for page in PAGES}
+README = TEXT["README.md"]
 _BLOCK = re.compile(r"^```sh\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(r"^```(\w*)", re.MULTILINE)
 QUICK_START_PORT = 8000  # the README's own
 
 pytestmark = pytest.mark.slow
 
 
-def sh_blocks() -> list[str]:
-    return _BLOCK.findall(README)
+def sh_blocks(page: str = "README.md") -> list[str]:
+    return _BLOCK.findall(TEXT[page])
 
 
 def commands(block: str) -> list[str]:
@@ -54,8 +68,42 @@ def commands(block: str) -> list[str]:
     return found
 
 
-_QUICK_START, _TEST, _USAGE, _INSTALL, _DEVELOPMENT = range(5)  # the README's sh blocks, in order
-QUICK_START, TEST_COMMAND, INSTALL_BLOCK = (commands(sh_blocks()[i])[0] for i in (_QUICK_START, _TEST, _INSTALL))
+_QUICK_START, _TEST, _COMMANDS, _DEVELOPMENT = range(4)  # the README's sh blocks, in order
+QUICK_START, TEST_COMMAND = (commands(sh_blocks()[i])[0] for i in (_QUICK_START, _TEST))
+CLIENTS_PAGE = "docs/clients.md"
+[INSTALL_BLOCK] = [c for b in sh_blocks(CLIENTS_PAGE) for c in commands(b) if "mcpgen install claude-desktop" in c]
+DEVELOPMENT_PAGE = "docs/development.md"
+
+# (page, the start of a block's first command) -> why that block is not run here
+NOT_RUN = {
+    ("docs/generated-project.md", "petstore-mcp"): "servers that run until stopped (the quick start runs one)",
+    ("docs/oauth.md", "export PETSTORE_MCP_AUTH=oauth"): "a server that runs until stopped, for an authorization server",
+    ("docs/security.md", "GITHUB_BEARER_TOKEN="): "a generated GitHub server, which runs until stopped",
+    ("docs/deploying.md", "cd petstore-mcp && python -c"): "needs a Docker daemon",
+}
+
+
+def _first(block: str) -> str:
+    return commands(block)[0]
+
+
+def _special(page: str, block: str) -> str | None:
+    """Why a block is not run by test_each_block_runs_as_written (another test covers it), or None."""
+    first = _first(block)
+    if page == "README.md" and first in (QUICK_START, TEST_COMMAND):
+        return "the quick start and the test command"
+    if page == CLIENTS_PAGE and INSTALL_BLOCK in commands(block):
+        return "the install block"
+    if (page == "README.md" and first.startswith(".venv/bin/python -m mypy")) or page == DEVELOPMENT_PAGE:
+        return "the checks .ci/run runs, and benchmarks"
+    for (where, start), reason in NOT_RUN.items():
+        if where == page and first.startswith(start):
+            return reason
+    return None
+
+
+ALL_BLOCKS = [(page, i, block) for page in PAGES for i, block in enumerate(sh_blocks(page))]
+RUN_BLOCKS = [(page, i, block) for page, i, block in ALL_BLOCKS if _special(page, block) is None]
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +196,7 @@ def test_the_readme_test_command_is_what_ci_runs() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [c for c in commands(sh_blocks()[_DEVELOPMENT]) if "benchmarks/" in c],
+    [c for b in sh_blocks(DEVELOPMENT_PAGE) for c in commands(b) if "benchmarks/" in c],
     ids=lambda c: c.split("benchmarks/")[1].split()[0],
 )
 def test_each_benchmark_the_readme_names_starts(command: str) -> None:
@@ -159,10 +207,108 @@ def test_each_benchmark_the_readme_names_starts(command: str) -> None:
     assert done.returncode == 0 and "usage" in done.stdout.lower(), done.stderr[-2000:]
 
 
+@pytest.mark.parametrize(("page", "index", "block"), RUN_BLOCKS, ids=[f"{p}#{i}" for p, i, _ in RUN_BLOCKS])
+def test_each_block_runs_as_written(page: str, index: int, block: str, checkout: Path, quick_start: str,
+                                    tmp_path: Path) -> None:
+    """The block as the page shows it, in the copy's root, `mcpgen` from the quick start's venv."""
+    done = subprocess.run(
+        ["bash", "-e", "-c", block], cwd=checkout, env=_env(checkout, tmp_path),
+        capture_output=True, text=True, timeout=900, check=False,
+    )
+    assert done.returncode == 0, f"{page}, sh block {index}:\n{block}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+
+
+def test_the_pages_blocks_are_the_ones_this_test_knows() -> None:
+    """A block is run unless a test above covers it or NOT_RUN says why not; each NOT_RUN entry
+    names a block that exists. Shell examples are fenced `sh`, so this test sees them."""
+    for page in PAGES:
+        other = sorted({f for f in _FENCE.findall(TEXT[page]) if f in {"bash", "shell", "console", "zsh", "shell-session"}})
+        assert not other, f"{page}: fence shell blocks as ```sh, not {other}"
+    for where, start in NOT_RUN:
+        assert any(_first(b).startswith(start) for b in sh_blocks(where)), (where, start)
+    assert RUN_BLOCKS, "no block is run"
+
+
+def _mcpgen_calls(block: str) -> list[list[str]]:
+    """Every `mcpgen ...` command in a block: split on `&&`, `||`, `;` and `|`, leading
+    VAR=value assignments dropped."""
+    found: list[list[str]] = []
+    for command in commands(block):
+        for part in re.split(r"&&|\|\||;|\|", command):
+            try:
+                words = shlex.split(part)
+            except ValueError:
+                continue
+            while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+                words.pop(0)
+            if words and Path(words[0]).name == "mcpgen":
+                found.append(words[1:])
+    return found
+
+
+def _cli_commands() -> dict[str, Any]:
+    """mcpgen's subcommands by name, as its CLI declares them (each with its `params`)."""
+    commands: dict[str, Any] = typer.main.get_command(cli.app).commands  # type: ignore[attr-defined]
+    return commands
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_mcpgen_command_shown_exists_with_its_options(page: str) -> None:
+    declared = _cli_commands()
+    for block in sh_blocks(page):
+        for words in _mcpgen_calls(block):
+            assert words and words[0] in declared, f"{page}: no command `mcpgen {' '.join(words)}`"
+            known = {o for p in declared[words[0]].params for o in (*p.opts, *p.secondary_opts)}
+            for word in words[1:]:
+                flag = word.split("=")[0]
+                if flag.startswith("-"):
+                    assert flag in known, f"{page}: `mcpgen {words[0]}` has no option {flag}"
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as `-`."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(text: str) -> set[str]:
+    without_code = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+    return {_slug(m) for m in re.findall(r"^#{1,6} (.+)$", without_code, re.MULTILINE)}
+
+
+_LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
+
+
+def _links(text: str) -> list[str]:
+    without_code = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+    return _LINK.findall(re.sub(r"`[^`\n]*`", "", without_code))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_link_resolves(page: str) -> None:
+    tracked = set(subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split())
+    for link in _links(TEXT[page]):
+        if re.match(r"[a-z]+:", link):
+            continue  # https:, mailto:
+        target, _, anchor = link.partition("#")
+        path = (REPO / page).parent / target if target else REPO / page
+        relative = path.resolve().relative_to(REPO).as_posix()
+        assert relative in tracked or relative in TEXT, f"{page}: {link} leads to no file of the repository"
+        if anchor:
+            assert relative in TEXT, f"{page}: {link}: anchors only into these pages"
+            assert anchor in _anchors(TEXT[relative]), f"{page}: {link}: {relative} has no heading #{anchor}"
+
+
+def test_the_readme_links_every_docs_page() -> None:
+    linked = {(REPO / link.partition("#")[0]).resolve() for link in _links(README) if link.startswith("docs/")}
+    for page in PAGES[1:]:
+        assert (REPO / page).resolve() in linked, f"the README does not link {page}"
+
+
 def test_the_readme_blocks_are_the_ones_this_test_knows() -> None:
-    """A new `sh` block in the README must be run here too. The Usage block is a synopsis of
-    every command's options, not something to run."""
+    """The README's blocks: the quick start, the test command, the commands (run above), the
+    development checks."""
     blocks = sh_blocks()
-    assert len(blocks) == 5, [b.splitlines()[0] for b in blocks]
-    assert commands(blocks[_USAGE])[0].startswith("mcpgen from-openapi SPEC")
+    assert len(blocks) == 4, [b.splitlines()[0] for b in blocks]
+    assert commands(blocks[_QUICK_START])[0].startswith("python3.11 -m venv .venv && .venv/bin/pip install . &&")
+    assert commands(blocks[_COMMANDS])[0].startswith("mcpgen from-openapi samples/petstore.yaml")
     assert commands(blocks[_DEVELOPMENT])[0].startswith(".venv/bin/python -m mypy")

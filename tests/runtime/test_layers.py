@@ -1,5 +1,5 @@
 """The runtime's import graph, function-local imports included, has no cycle, and its modules
-sit in the layers the README's runtime section names (lower layers never import higher ones)."""
+sit in the layers docs/development.md names (lower layers never import higher ones)."""
 
 from __future__ import annotations
 
