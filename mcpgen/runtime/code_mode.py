@@ -209,7 +209,7 @@ def _returned(entry: dict[str, Any]) -> tuple[str, list[str]]:
     if isinstance(schema, dict) and schema.get("type") == "array":
         items = schema.get("items")
         fields = _fields(items) if isinstance(items, dict) else []
-        return _type(schema), [f"each item: {f}" for f in fields[:1]] + fields[1:]
+        return _type(schema), (["a list; each item has:", *fields] if fields else [])
     return _type(schema), _fields(schema)
 
 
@@ -244,11 +244,14 @@ def signature(name: str) -> str:
         annotation = _type(value)
         shown = key if key.isidentifier() and not keyword.iskeyword(key) else None
         if shown is not None:
-            params.append(f"{key}: {annotation}" + ("" if key in required else " = None"))
+            optional = annotation if annotation.endswith("None") else f"{annotation} | None"
+            params.append(
+                f"{key}: {annotation}" if key in required else f"{key}: {optional} = None"
+            )
         described = _line(value.get("description"), MAX_ARG_DOC) if isinstance(value, dict) else ""
         how = "" if shown is not None else f" (pass as **{{{key!r}: ...}})"
         need = "required" if key in required else "optional"
-        doc_args.append(f"        {key} ({annotation}, {need}){how}: {described}".rstrip(": "))
+        doc_args.append(f"    {key} ({annotation}, {need}){how}: {described}".rstrip(": "))
     returns, fields = _returned(entry)
     head = (
         f"def {identifier(name)}("
@@ -259,12 +262,12 @@ def signature(name: str) -> str:
         _line(tool.get("description") or tool.get("title") or name, MAX_DOC).replace('"""', "'''")
     ]
     if doc_args:
-        doc += ["", "    Args:", *(line.replace('"""', "'''") for line in doc_args)]
+        doc += ["", "Args:", *(line.replace('"""', "'''") for line in doc_args)]
     if fields:
-        doc += ["", "    Returns:", *(f"        {f}".replace('"""', "'''") for f in fields)]
+        doc += ["", "Returns:", *(f"    {f}".replace('"""', "'''") for f in fields)]
     annotations = tool.get("annotations") or {}
     if annotations.get("destructiveHint") and not annotations.get("readOnlyHint"):
-        doc += ["", "    Changes data (may ask the user to confirm)."]
+        doc += ["", "Changes data (may ask the user to confirm)."]
     return head + '\n    """' + "\n    ".join(doc).replace("\n    \n", "\n\n") + '\n    """'
 
 

@@ -132,7 +132,7 @@ def _limits(current: settings.Settings) -> Any:  # pydantic_monty.ResourceLimits
 def _where(error: Any) -> str:
     """`line N: <source>` of the innermost frame of the model's code."""
     traceback = getattr(error, "traceback", None)
-    frames = [f for f in traceback() if f.filename == SCRIPT] if callable(traceback) else []
+    frames = list(traceback()) if callable(traceback) else []  # the model's code only
     if not frames:
         return ""
     frame = frames[-1]
@@ -159,7 +159,7 @@ def _failure(error: Any, calls: _Calls, output: _Output, kind: str) -> types.Cal
 def _finish(value: Any, calls: _Calls, output: _Output, limit: int) -> types.CallToolResult:
     """The code's value (JSON where it is JSON-shaped) and its printed output, bounded."""
     try:
-        shown = json.dumps(value, ensure_ascii=False, indent=1, default=repr)
+        shown = json.dumps(value, ensure_ascii=False, default=repr)
     except (TypeError, ValueError):  # a cycle or a key JSON cannot hold
         shown = repr(value)
     structured = value if isinstance(value, dict) and len(shown) <= limit else None
