@@ -34,12 +34,12 @@ HANG_GUARD = 120.0  # not a speed limit: a call unanswered this long means a hun
 
 MULTI_STEP = """
 pets = findPetsByStatus(status=["available"])
-names = []
+quantities = []
 for pet in pets:
-    full = getPetById(petId=pet["id"])
-    names.append(full["name"])
+    order = getOrderById(orderId=pet["id"])
+    quantities.append(order["quantity"])
 print("pets:", len(pets))
-{"names": names, "inventory": getInventory()}
+{"names": [pet["name"] for pet in pets], "quantities": quantities, "inventory": getInventory()}
 """
 
 
@@ -106,10 +106,12 @@ async def test_two_tools_search_and_multi_step_execute(
         upstream.clear()
         result = await execute(connected, MULTI_STEP)
     assert not result.is_error, text(result)
-    assert result.structured_content == {"names": ["Rex", "Tom"], "inventory": {"available": 2, "sold": 1}}
+    assert result.structured_content == {
+        "names": ["Rex", "Tom"], "quantities": [2, 2], "inventory": {"available": 2, "sold": 1}
+    }
     assert text(result).startswith("pets: 2\n")
     paths = [r.path.split("/api/v3", 1)[1] for r in upstream.requests]
-    assert paths == ["/pet/findByStatus?status=available", "/pet/1", "/pet/2", "/store/inventory"]
+    assert paths == ["/pet/findByStatus", "/store/order/1", "/store/order/2", "/store/inventory"]
 
 
 async def test_each_operation_is_audited_and_errors_name_line_and_operation(
@@ -153,7 +155,7 @@ async def test_a_secret_echoed_by_the_upstream_is_redacted(project: Path, upstre
     async with client(project, upstream) as connected:
         # The upstream echoes the category id; the code sends it the API key it cannot read
         # any other way than by guessing: here the test hands it in.
-        result = await execute(connected, f"c = getCategory(categoryId={API_KEY!r})\nprint(c)\nc")
+        result = await execute(connected, f"c = getCategory(id={API_KEY!r})\nprint(c)\nc")
     assert not result.is_error, text(result)
     assert API_KEY not in text(result)
     assert API_KEY not in json.dumps(result.structured_content)
