@@ -50,6 +50,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     generate_openapi(PETSTORE, Options(output=out, force=True, tool_mode="code", overrides=overrides))
     pyproject = (out / "pyproject.toml").read_text(encoding="utf-8")
     assert '"pydantic-monty>=1.4,<1.5"' in pyproject  # the sandbox's API changes between minors
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "## Code mode" in readme and "PETSTORE_CODE_MAX_CALLS" in readme
     return out
 
 
