@@ -38,6 +38,7 @@ from mcp.client.stdio import get_default_environment
 
 from mcpgen.api import generate_openapi
 from mcpgen.options import Options
+from mcpgen.runtime.code_mode import identifier
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / ".ci" / "corpus" / "node_modules"
@@ -169,8 +170,8 @@ async def task(mode: str, out: Path, package: str, base_url: str) -> dict[str, A
             await call("search", {"query": "list organization repositories", "limit": 3})
             await call("search", {"query": "list repository issues labels", "limit": 3})
             code = (
-                f"counts = {{}}\nfor repo in {repos_tool}(org={ORG!r}):\n"
-                f"    issues = {issues_tool}(owner={ORG!r}, repo=repo['name'], state='open', labels='bug')\n"
+                f"counts = {{}}\nfor repo in {identifier(repos_tool)}(org={ORG!r}):\n"
+                f"    issues = {identifier(issues_tool)}(owner={ORG!r}, repo=repo['name'], state='open', labels='bug')\n"
                 "    counts[repo['name']] = len(issues)\ncounts"
             )
             counts = value(await call("execute", {"code": code}))

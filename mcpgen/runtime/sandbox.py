@@ -216,7 +216,7 @@ async def run(
                 )
                 value = await _drive(monty, snapshot, calls)
     except monty.MontySyntaxError as exc:
-        return _failure(exc, calls, output, "SyntaxError")
+        return _failure(exc, calls, output, "Invalid code")
     except monty.MontyRuntimeError as exc:
         return _failure(exc, calls, output, "Error")
     except monty.MontyCrashedError as exc:

@@ -274,3 +274,47 @@ def test_typescript_clients_search_and_execute(project: Path, upstream: Upstream
     assert executed["isError"] is False and executed["structured"] is True, executed
     assert '"Rex"' in executed["texts"][0]
     assert refused["isError"] is True and "PermissionError" in refused["texts"][0]
+
+
+# -- OAuth scopes: per operation inside execute, not per execute ----------------------------
+
+
+@pytest.fixture(scope="module")
+def oauth_setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Any]]:
+    from .conftest import server_env
+    from .oauth_server import AuthServer
+    from .test_oauth import PACKAGE as OAUTH_PACKAGE
+    from .test_oauth import SPEC as OAUTH_SPEC
+    from .test_oauth import Upstream as OAuthUpstream
+    from .test_oauth import oauth_env
+
+    out = tmp_path_factory.mktemp("code-oauth") / "scoped-pets-mcp"
+    generate_openapi(OAUTH_SPEC, Options(output=out, force=True, tool_mode="code"))
+    auth_server, pets = AuthServer().start(), OAuthUpstream().start()
+    log = tmp_path_factory.mktemp("code-logs") / "oauth.log"
+    try:
+        with http_server(OAUTH_PACKAGE, server_env(out, **oauth_env(auth_server, pets)), log) as port:
+            yield f"http://127.0.0.1:{port}/mcp", auth_server, pets
+    finally:
+        auth_server.stop()
+        pets.stop()
+
+
+async def test_a_missing_scope_refuses_that_operation_inside_execute(oauth_setup: tuple[str, Any, Any]) -> None:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    url, auth_server, pets = oauth_setup
+    headers = {"Authorization": "Bearer " + auth_server.token(url, "pets:read")}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http), cache=None) as connected,  # type: ignore[arg-type]
+    ):
+        found = await connected.call_tool("search", {"query": "pets"})
+        assert found.structured_content is not None
+        assert [op["name"] for op in found.structured_content["operations"]] == ["listPets"]  # addPet: not callable
+        read = await execute(connected, "listPets()")
+        assert not read.is_error, text(read)
+        write = await execute(connected, "listPets()\naddPet(name='Tom')")
+    assert write.is_error and "line 2" in text(write) and "pets:write" in text(write), text(write)
+    assert [r.method for r in pets.requests] == ["GET", "GET"]
