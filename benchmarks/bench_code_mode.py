@@ -29,7 +29,7 @@ import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
@@ -55,7 +55,7 @@ def tokenizer(vocab: Path | None) -> Any:
 
     candidates = [vocab] if vocab else []
     prefix = os.environ.get("MCPGEN_NPM_PREFIX")
-    for root in ([Path(prefix)] if prefix else []) + [REPO / ".ci" / "npm", Path("/tmp/cm/npm")]:
+    for root in ([Path(prefix)] if prefix else []) + [REPO / ".ci" / "npm"]:
         candidates.append(root / "node_modules" / "tiktoken" / "encoders" / "o200k_base.json")
     path = next((p for p in candidates if p and p.exists()), None)
     if path is None:
@@ -98,9 +98,9 @@ async def list_tools(out: Path, package: str) -> list[str]:
 
 class GitHub(BaseHTTPRequestHandler):
     repos = 8
-    log: list[str] = []
+    log: ClassVar[list[str]] = []
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         url = urlsplit(self.path)
         GitHub.log.append(self.path)
         parts = url.path.strip("/").split("/")

@@ -157,12 +157,9 @@ def _operations() -> dict[str, str]:
 
 
 def _bindings() -> dict[str, str]:
-    """The operations the caller may call, by Python name; the others are not defined."""
-    return {
-        python: name
-        for python, name in _operations().items()
-        if (entry := registry().get("tool", name)) is not None and policy.allowed(entry)
-    }
+    """Every operation, by Python name: one the caller may not call is refused where a direct
+    tools/call of it would be, in `run_operation`, with the reason (and its audit line)."""
+    return _operations()
 
 
 _PRIMITIVES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
