@@ -318,3 +318,31 @@ async def test_a_missing_scope_refuses_that_operation_inside_execute(oauth_setup
         write = await execute(connected, "listPets()\naddPet(name='Tom')")
     assert write.is_error and "line 2" in text(write) and "pets:write" in text(write), text(write)
     assert [r.method for r in pets.requests] == ["GET", "GET"]
+
+
+# -- a Python source: the module's functions are the operations ------------------------------
+
+
+async def test_a_python_source_in_code_mode(tmp_path: Path) -> None:
+    from mcpgen.api import generate_python
+
+    from .conftest import server_env
+    from .test_python_server import SAMPLE, SAMPLE_PACKAGE
+
+    out = tmp_path / "tools-mcp"
+    generate_python(str(SAMPLE), Options(output=out, force=True, tool_mode="code"))
+    params = StdioServerParameters(command=sys.executable, args=["-m", SAMPLE_PACKAGE], env=server_env(out))
+    async with Client(stdio_client(params), cache=None) as connected:
+        assert [t.name for t in (await connected.list_tools()).tools] == ["search", "execute"]
+        found = await connected.call_tool("search", {"query": "add an item to the inventory", "limit": 1})
+        assert "def add_item(*, sku: str, name: str, category: Literal[" in text(found), text(found)
+        code = (
+            "add_item(sku='ABC-1234', name='Bolt', category='parts', quantity=3)\n"
+            "left = adjust_stock(sku='ABC-1234', delta=-1)\n"
+            "{'left': left}"
+        )
+        result = await execute(connected, code)
+        assert not result.is_error, text(result)
+        assert result.structured_content == {"left": 2}
+        bad = await execute(connected, "add_item(sku='nope', name='', category='parts')")
+        assert bad.is_error and "add_item failed: Invalid arguments" in text(bad), text(bad)
