@@ -375,7 +375,7 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
         max_response_chars=options.max_response_chars,
         default_scopes=options.default_scopes,
     )
-    if project.tool_mode == "dynamic":
+    if project.tool_mode in ("dynamic", "code"):
         project = _clear_meta_tool_names(project, notes)
     if project.tool_mode == "static":
         warnings = lint.tool_count_notes(len(project.tools))
@@ -389,7 +389,7 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
 def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
     """In dynamic mode `search_tools`, `describe_tool` and `call_tool` are the server's own
     meta-tools: an operation of the same name is renamed (`search_tools_op`), and says so."""
-    meta_tools = naming.meta_tool_names()
+    meta_tools = naming.meta_tool_names("CODE_TOOL_NAMES" if project.tool_mode == "code" else "META_TOOL_NAMES")
     if not any(tool.name in meta_tools for tool in project.tools):
         return project
     taken = {tool.name for tool in project.tools}
@@ -398,7 +398,7 @@ def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
         new = naming.avoid_names(tool.name, str(tool.origin), meta_tools, taken)
         if new != tool.name:
             taken.add(new)
-            reason = "the name of a meta-tool in dynamic tool mode"
+            reason = f"the name of a meta-tool in {project.tool_mode} tool mode"
             notes.items.append(Diagnostic(
                 Level.INFO, renamed_message(tool.name, new, reason), tool.origin.file, tool.origin.pointer,
                 tool.origin.line, hint=f"rename it in mcpgen.toml: [tools.{tool.name}] name = \"...\"",

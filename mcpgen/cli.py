@@ -79,7 +79,8 @@ ToolModeOption = Annotated[
     typer.Option(
         "--tool-mode",
         help="static: one tool per operation; dynamic: search_tools/describe_tool/call_tool over the catalogue "
-        "(for APIs too big for one tools/list).",
+        "(for APIs too big for one tools/list); code: search/execute, the model's Python run in a sandbox "
+        "against the typed API.",
     ),
 ]
 PageSizeOption = Annotated[

@@ -37,9 +37,11 @@ RUNTIME = (  # every generated server (runtime/)
     Dependency("anyio>=4.5"),
     Dependency("opentelemetry-api>=1.27,<2"),  # runtime/telemetry.py: spans and metrics, no-op without an SDK
 )
+# Code tool mode's sandbox (runtime/code_mode.py): its API changes between minors, so one minor.
+CODE = (Dependency("pydantic-monty>=1.4,<1.5"),)
 HTTP = (Dependency("httpx2>=2.16", (3, 11)),)  # OpenAPI servers' upstream client: every release says >=3.11
 NEW = (Dependency("mcp>=2.3,<3"), Dependency("pydantic>=2.7,<3"))  # `mcpgen new`: the SDK only
-_KNOWN = {d.requirement: d for d in (*RUNTIME, *HTTP, *NEW)}
+_KNOWN = {d.requirement: d for d in (*RUNTIME, *HTTP, *CODE, *NEW)}
 
 
 def distribution_key(requirement: str) -> str:

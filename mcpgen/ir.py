@@ -259,7 +259,7 @@ class Project:
     extra_dependencies: tuple[str, ...] = ()
     copied_files: tuple[tuple[str, str], ...] = ()  # (relative path in package, text)
     prompts: tuple[Prompt, ...] = ()
-    tool_mode: Literal["static", "dynamic"] = "static"  # set from Options at emit time
+    tool_mode: Literal["static", "dynamic", "code"] = "static"  # set from Options at emit time
     page_size: int = 25  # default tools/list page size, set from Options at emit time
     client_profile: str | None = None
     resources: tuple[Resource, ...] = ()

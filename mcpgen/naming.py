@@ -253,7 +253,7 @@ def assign_tool_names(requests: list[ToolNameRequest], max_length: int = DEFAULT
 
 
 @functools.cache
-def meta_tool_names() -> frozenset[str]:
+def meta_tool_names(constant: str = "META_TOOL_NAMES") -> frozenset[str]:
     """`META_TOOL_NAMES` of mcpgen/runtime/registry.py, the names of dynamic mode's meta-tools.
 
     Read from the runtime's source, not imported: importing that module reads the installed
@@ -276,11 +276,11 @@ def meta_tool_names() -> frozenset[str]:
         for name, item in pairs:
             if isinstance(name, ast.Name) and isinstance(item, ast.Constant) and isinstance(item.value, str):
                 constants[name.id] = item.value
-        if isinstance(target, ast.Name) and target.id == "META_TOOL_NAMES" and isinstance(value, ast.Call):
+        if isinstance(target, ast.Name) and target.id == constant and isinstance(value, ast.Call):
             members = value.args[0] if value.args else None
             if isinstance(members, ast.Set) and all(isinstance(e, ast.Name) and e.id in constants for e in members.elts):
                 return frozenset(constants[e.id] for e in members.elts if isinstance(e, ast.Name))
-    raise RuntimeError(f"{source}: META_TOOL_NAMES is no longer `frozenset({{NAME, ...}})` of string constants")
+    raise RuntimeError(f"{source}: {constant} is no longer `frozenset({{NAME, ...}})` of string constants")
 
 
 def avoid_names(name: str, key: str, reserved: frozenset[str], taken: set[str], max_length: int = DEFAULT_MAX_TOOL_NAME) -> str:

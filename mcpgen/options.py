@@ -35,7 +35,7 @@ DEFAULT_MAX_RESPONSE_CHARS = 100_000  # default cap of one tool result (the serv
 MIN_MAX_RESPONSE_CHARS = 1_000
 DEFAULT_MIME_TYPE = "text/plain"  # of a prompt's embedded resource
 
-ToolMode = Literal["static", "dynamic"]
+ToolMode = Literal["static", "dynamic", "code"]
 DEFAULT_TOOL_MODE: ToolMode = "static"
 ClientProfile = Literal["claude", "openai", "gemini", "cursor", "vscode"]  # = mcpgen.clients.lint.CLIENTS
 # "shaped": each tool's result shape (bounded, see schema/output.py); "object": `{"type": "object"}`
@@ -288,7 +288,7 @@ class Options(_Model):
     routes: tuple[RouteRule, ...] = ()
     resource_functions: tuple[ResourceSpec, ...] = ()
     # "static": one tool per operation; "dynamic": search/describe/call meta-tools
-    tool_mode: Annotated[ToolMode, _expect('"static" or "dynamic"')] = DEFAULT_TOOL_MODE
+    tool_mode: Annotated[ToolMode, _expect('"static", "dynamic" or "code"')] = DEFAULT_TOOL_MODE
     # tools per tools/list page (the server's env var overrides it)
     page_size: Annotated[int, _expect("a positive integer", ge=1)] = DEFAULT_PAGE_SIZE
     default_scopes: Strings = ()  # OAuth scopes of tools whose operation states none (PREFIX_MCP_AUTH=oauth)

@@ -17,6 +17,7 @@ _SCOPES = {
     "uploads": "OpenAPI servers whose tools upload files",
     "sends_bytes": "OpenAPI servers that send files or binary bodies",
     "project": "OpenAPI servers, as their spec calls for",
+    "code": "servers in code tool mode",
 }
 _DEFAULTS = {"page_size": "the project's `page_size`", "max_response_chars": "the project's `max_response_chars`"}
 

@@ -316,7 +316,7 @@ def is_dynamic_project(path: Path) -> bool:
     """A project generated with --tool-mode dynamic: clients see three meta-tools, not the catalogue."""
     folder = path if path.is_dir() else path.parent
     packages = [tools.parent for tools in sorted(folder.glob("src/*/tools.json"))] or [folder]
-    return any(fact(package / "project.py", "tool_mode") == "dynamic" for package in packages)
+    return any(fact(package / "project.py", "tool_mode") in ("dynamic", "code") for package in packages)
 
 
 def summary(findings: list[Finding], tools: int, clients: list[str]) -> dict[str, Any]:

@@ -244,7 +244,8 @@ def _dependencies(project: Project) -> list[str]:
     """Runtime requirements plus the project's own, one line per distribution (ours win)."""
     pinned = [
         d.requirement
-        for d in (*dependency_table.RUNTIME, *(dependency_table.HTTP if project.source_kind == "openapi" else ()))
+        for d in (*dependency_table.RUNTIME, *(dependency_table.HTTP if project.source_kind == "openapi" else ()),
+                  *(dependency_table.CODE if project.tool_mode == "code" else ()))
     ]
     key = dependency_table.distribution_key
     names = {key(d) for d in pinned}

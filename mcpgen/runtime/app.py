@@ -28,6 +28,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import (
     audit,
+    code_mode,
     content,
     dynamic,
     extensions,
@@ -71,6 +72,10 @@ def _tool_list() -> list[dict[str, Any]]:
         # The catalogue is reached through search_tools/describe_tool/call_tool; custom tools stay direct.
         metas = [tool for tool in dynamic.meta_tools() if tool.name in shown]
         wire = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in metas]
+        return [*wire, *(custom.entry["tool"] for name, custom in customs.items() if name in shown)]
+    if current().tool_mode == "code":  # the operations are reached through search/execute
+        codes = [tool for tool in code_mode.code_tools() if tool.name in shown]
+        wire = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in codes]
         return [*wire, *(custom.entry["tool"] for name, custom in customs.items() if name in shown)]
     entries = [*tool_table().values(), *(custom.entry for custom in customs.values())]
     return [entry["tool"] for entry in entries if entry["tool"]["name"] in shown]
@@ -310,6 +315,8 @@ def _clean(result: Answer) -> Answer:
 
 
 async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> Answer:
+    if meta and current().tool_mode == "code":
+        return await code_mode.call(name, arguments, run_operation)
     if meta:
         return await dynamic.call_meta(name, arguments, run_tool)
     return await _execute(name, arguments)
@@ -336,6 +343,19 @@ async def run_tool(name: str, arguments: dict[str, Any]) -> Answer:
         # A Python tool's questions are keyed to its own calls' rounds, not call_tool's.
         return error_result(f"Tool {name} asks the user for input: call it directly, not here.")
     return result
+
+
+async def run_operation(name: str, arguments: dict[str, Any]) -> Answer:
+    """An operation called from code mode's `execute`: the whole guarded path of a direct
+    tools/call (access and scopes, server-wide and per-tool rate limits, validation,
+    confirmation, redaction, its own audit line), answered as a result, never raised."""
+    outer = audit.open_call()
+    try:
+        return await _guarded_call(name, arguments)
+    except MCPError as exc:  # unknown or hidden: the message says why, cleaned by `guarded`
+        return error_result(exc.error.message)
+    finally:
+        audit.reopen(outer)  # execute's own audit line goes on
 
 
 async def _execute(name: str, arguments: dict[str, Any]) -> Answer:

@@ -91,6 +91,16 @@ def begin(name: str | None, arguments: Any, kind: Kind = "tool", **fields: str) 
     return call
 
 
+def open_call() -> ToolCall | None:
+    """The request whose audit line is open (code mode nests operation calls in an execute)."""
+    return _current.get()
+
+
+def reopen(call: ToolCall | None) -> None:
+    """Make `call` the open one again, after a nested request wrote its own line."""
+    _current.set(call)
+
+
 def note_upstream(status: int | str) -> None:
     """The upstream's final status code (or the name of the error that replaced it)."""
     call = _current.get()

@@ -15,7 +15,7 @@ from typing import Literal
 # Which servers read it: every one, OpenAPI or Python ones, or OpenAPI ones that upload files
 # (`uploads`) or send files or binary bodies (`sends_bytes`); `project`: listed with the
 # project's own variables, by the source that knows when they apply.
-Scope = Literal["all", "openapi", "python", "uploads", "sends_bytes", "project"]
+Scope = Literal["all", "openapi", "python", "uploads", "sends_bytes", "project", "code"]
 Kind = Literal["seconds", "bytes", "count", "flag", "choice", "text", "list", "url", "path", "rate"]
 
 
@@ -294,6 +294,36 @@ SETTINGS: tuple[Setting, ...] = (
         "20MB",
         "Binary content (images, audio, blobs) a tool returns, in all; a block past it becomes a note",
         "python",
+    ),
+    Setting(  # code tool mode's sandbox (code_mode.py)
+        "CODE_TIMEOUT",
+        "seconds",
+        "10",
+        "Seconds of sandboxed execution one `execute` may use (time waiting on operations not "
+        "counted); past it the code stops with a TimeoutError",
+        "code",
+    ),
+    Setting(
+        "CODE_MAX_MEMORY",
+        "bytes",
+        "64MB",
+        "Heap one `execute` may allocate in its sandbox; past it the code stops with a MemoryError",
+        "code",
+    ),
+    Setting(
+        "CODE_MAX_OUTPUT",
+        "count",
+        "20000",
+        "Characters of printed output and of the returned value one `execute` sends back; the "
+        "rest is cut, with a note",
+        "code",
+    ),
+    Setting(
+        "CODE_MAX_CALLS",
+        "count",
+        "50",
+        "Operation calls one `execute` may make; the next raises an error in the code",
+        "code",
     ),
     Setting(
         "MAX_RESPONSE_CHARS",

@@ -21,7 +21,7 @@ from typing import Any, Literal, TypeVar
 import pydantic_core
 
 Source = Literal["openapi", "python"]
-ToolMode = Literal["static", "dynamic"]
+ToolMode = Literal["static", "dynamic", "code"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,9 @@ KINDS: tuple[Kind, ...] = ("tool", "meta tool", "resource", "resource template",
 # Dynamic mode's meta tools (see `dynamic`), which stand in for the catalogue.
 SEARCH, DESCRIBE, CALL = "search_tools", "describe_tool", "call_tool"
 META_TOOL_NAMES = frozenset({SEARCH, DESCRIBE, CALL})
+# Code mode's tools (see `code_mode`): a search returning typed signatures, and an execute.
+CODE_SEARCH, EXECUTE = "search", "execute"
+CODE_TOOL_NAMES = frozenset({CODE_SEARCH, EXECUTE})
 Scopes = tuple[tuple[str, ...], ...]
 
 
@@ -130,6 +133,8 @@ def registry() -> Registry:
     entries += tools.values()
     if project.tool_mode == "dynamic":
         entries += [Entry("meta tool", name, default, True) for name in sorted(META_TOOL_NAMES)]
+    if project.tool_mode == "code":  # execute runs operations, each checked itself: read-only too
+        entries += [Entry("meta tool", name, default, True) for name in sorted(CODE_TOOL_NAMES)]
     for data in resource_data():
         name = data["name"]
         operation = tools.get(name)

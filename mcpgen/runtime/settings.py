@@ -112,6 +112,10 @@ class Settings:
     http_sessions: bool = False  # Mcp-Session-Id: requests to a 2025-11-25 client over HTTP
     request_state_keys: tuple[str, ...] = ()  # seal 2026-07-28 requestState; empty: per process
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL  # 0: no heartbeat progress
+    code_timeout: float = 10.0  # code mode: sandboxed seconds per execute
+    code_max_memory: int = 64_000_000  # code mode: sandbox heap bytes per execute
+    code_max_output: int = 20_000  # code mode: characters sent back per execute
+    code_max_calls: int = 50  # code mode: operation calls per execute
     read_only: bool = False
     tools_allow: tuple[str, ...] = ()
     tools_deny: tuple[str, ...] = ()
@@ -257,6 +261,10 @@ def load(
         http_sessions=read("HTTP_SESSIONS", _flag, False),
         request_state_keys=read("REQUEST_STATE_KEY", _state_keys, ()),
         progress_interval=read("PROGRESS_INTERVAL", _interval, DEFAULT_PROGRESS_INTERVAL),
+        code_timeout=read("CODE_TIMEOUT", _seconds, 10.0),
+        code_max_memory=read("CODE_MAX_MEMORY", _bytes, 64_000_000),
+        code_max_output=read("CODE_MAX_OUTPUT", _whole(100), 20_000),
+        code_max_calls=read("CODE_MAX_CALLS", _whole(1), 50),
         read_only=read("READ_ONLY", _flag, False),
         tools_allow=read("TOOLS_ALLOW", _patterns(names), ()),
         tools_deny=read("TOOLS_DENY", _patterns(names), ()),

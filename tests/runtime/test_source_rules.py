@@ -28,7 +28,7 @@ HEADER = "# mcpgen's server runtime, copied byte for byte into each generated pa
 # the otel extra's, for GET /metrics; runtime/telemetry.py).
 ALLOWED = {
     "anyio", "httpx2", "jsonschema", "jwt", "mcp", "pydantic", "pydantic_core", "re2", "redis", "starlette", "uvicorn",
-    "opentelemetry", "prometheus_client",
+    "opentelemetry", "prometheus_client", "pydantic_monty",
 }
 
 

