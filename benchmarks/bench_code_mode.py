@@ -12,8 +12,11 @@ trips and bytes. No assertions.
    recording GitHub upstream on 127.0.0.1 (`--repos` repositories, three issues each), by a
    fixed script standing in for the model: static mode calls repos_list_for_org then
    issues_list_for_repo per repository; dynamic mode searches, describes both tools, then
-   calls them through call_tool; code mode searches once and sends one execute. Counted: the
+   calls them through call_tool; code mode searches twice and sends one execute. Counted: the
    model's round trips (tool calls), the bytes of the results it reads, upstream requests.
+3. Search ranking: 15 tasks in plain words, each with the GitHub operation it needs; the rank
+   of that operation in the top 10 of code mode's `search` (BM25F) and of dynamic mode's
+   `search_tools`: top-1, top-5, mean reciprocal rank.
 
 FastMCP's CodeMode is not compared: fastmcp is not installed here (no network to fetch it).
 """
@@ -190,6 +193,40 @@ async def task(mode: str, out: Path, package: str, base_url: str) -> dict[str, A
     return {"round_trips": trips, "bytes_read": read, "counts": counts}
 
 
+# A task in the model's words -> the GitHub operation it needs (for the ranking figures).
+RANKING = {
+    "list the repositories of an organization": "repos_list-for-org",
+    "list open issues of a repository with a label": "issues_list-for-repo",
+    "open a pull request": "pulls_create",
+    "create an issue": "issues_create",
+    "read a file from a repository": "repos_get-content",
+    "merge a pull request": "pulls_merge",
+    "add labels to an issue": "issues_add-labels",
+    "publish a release": "repos_create-release",
+    "list workflow runs of a repository": "actions_list-workflow-runs-for-repo",
+    "get a user by username": "users_get-by-username",
+    "create a gist": "gists_create",
+    "search code": "search_code",
+    "list branches": "repos_list-branches",
+    "files changed in a pull request": "pulls_list-files",
+    "comment on an issue": "issues_create-comment",
+}
+
+
+async def ranking(mode: str, out: Path, package: str) -> list[int | None]:
+    """Each RANKING task's expected operation's rank (1 = first) in the top 10, or None."""
+    tool, key = ("search", "operations") if mode == "code" else ("search_tools", "tools")
+    name_key = "tool" if mode == "code" else "name"
+    ranks: list[int | None] = []
+    async with stdio_client(params(out, package)) as (rd, wr), ClientSession(rd, wr) as session:
+        await session.initialize()
+        for query, expected in RANKING.items():
+            result = await session.call_tool(tool, {"query": query, "limit": 10})
+            found = [hit[name_key] for hit in (result.structured_content or {}).get(key, [])]
+            ranks.append(found.index(expected) + 1 if expected in found else None)
+    return ranks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keep", type=Path, help="generate here instead of a temporary directory")
@@ -215,6 +252,13 @@ def main() -> None:
             print(f"tools/list {spec:7} {mode:8} {len(texts):5} tools {size:10,} bytes {tokens:10,} tokens", flush=True)
     if "github" not in args.specs:
         return
+    for mode in ("dynamic", "code"):
+        ranks = anyio.run(ranking, mode, *projects["github", mode])
+        top1 = sum(r == 1 for r in ranks)
+        top5 = sum(r is not None and r <= 5 for r in ranks)
+        mrr = sum(1 / r for r in ranks if r) / len(ranks)
+        print(f"ranking {mode:8} ({'BM25F' if mode == 'code' else 'dynamic weights'}): top-1 {top1}/{len(ranks)}, "
+              f"top-5 {top5}/{len(ranks)}, MRR@10 {mrr:.2f}  ranks {ranks}", flush=True)
     GitHub.repos = args.repos
     server = ThreadingHTTPServer(("127.0.0.1", 0), GitHub)
     threading.Thread(target=server.serve_forever, daemon=True).start()
