@@ -4,14 +4,19 @@ use), how tools are typed by it, and where its warnings go."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mcpgen import api
 from mcpgen.diagnostics import Level
+from mcpgen.models import stage
 from mcpgen.models.generate import generate_models
 from mcpgen.options import Options
 from mcpgen.sources.openapi.model_schemas import model_schemas
+from mcpgen.writer import OutputExists
 
 
 def _schema_ref(name: str) -> dict[str, str]:
@@ -110,3 +115,47 @@ def test_model_warnings_point_into_the_spec_with_its_lines(tmp_path: Path) -> No
     typed = {t.route.response_model for t in result.project.tools if t.route}
     assert typed == {"Good", "Bad"}  # `Bad` as a model of any JSON value
     assert (tmp_path / "out" / "src" / "models_mcp" / "models").is_dir()
+
+
+def _many_schemas(count: int = 120) -> dict[str, Any]:
+    """Enough used schemas for the models to be generated ahead, in a child interpreter."""
+    return {f"S{i}": {"type": "object", "properties": {"n": {"type": "integer"}}} for i in range(count)}
+
+
+def _recording_children(monkeypatch: pytest.MonkeyPatch) -> list[stage.ModelsAhead]:
+    started: list[stage.ModelsAhead] = []
+    real = stage.ModelsAhead.__init__
+
+    def record(self: stage.ModelsAhead, wanted: Any) -> None:
+        real(self, wanted)
+        started.append(self)
+
+    monkeypatch.setattr(stage.ModelsAhead, "__init__", record)
+    return started
+
+
+def test_models_generated_ahead_equal_models_made_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = _write(tmp_path, _spec(_many_schemas()))
+    started = _recording_children(monkeypatch)
+    result = api.generate_openapi(spec, Options(output=tmp_path / "out"))
+    assert len(started) == 1 and started[0]._child.returncode == 0  # generated ahead, and done
+    here, _ = api.build_typed_openapi(spec, Options())  # in process: no stage.ahead here
+    assert len(started) == 1
+    assert result.project.models == here.models and len(here.models) > 100
+    assert [t.route for t in result.project.tools] == [t.route for t in here.tools]
+
+
+def test_a_generation_stopped_before_the_models_arrive_stops_their_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = _write(tmp_path, _spec(_many_schemas()))
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "mine.txt").write_text("the user's")
+    before = set(Path(tempfile.gettempdir()).glob("mcpgen-models-*"))
+    started = _recording_children(monkeypatch)
+    with pytest.raises(OutputExists):
+        api.generate_openapi(spec, Options(output=taken))
+    assert len(started) == 1 and started[0]._child.returncode is not None  # killed, or finished: not running
+    assert set(Path(tempfile.gettempdir()).glob("mcpgen-models-*")) <= before  # its folder removed
+    assert [p.name for p in taken.iterdir()] == ["mine.txt"]
