@@ -8,7 +8,7 @@ located warning while the rest of the spec is generated.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -16,28 +16,18 @@ from urllib.parse import urljoin
 from mcpgen import naming
 from mcpgen.diagnostics import Diagnostics, GenerationError, join_pointer
 from mcpgen.ir import EnvVar, Icon, ModelSchemas, Project, SecurityScheme
-from mcpgen.options import IconSpec, OperationFilter
+from mcpgen.options import IconSpec
 from mcpgen.runtime import declared
 from mcpgen.schema.output import subschema_budget
 from mcpgen.sources.openapi import security
 from mcpgen.sources.openapi.document import load_document
 from mcpgen.sources.openapi.model_schemas import model_schemas
 from mcpgen.sources.openapi.operations import select_operations
-from mcpgen.sources.openapi.reader import Operation, Reader
+from mcpgen.sources.openapi.reader import OpenApiOptions, Operation, Reader
 from mcpgen.sources.openapi.refs import bundle
 from mcpgen.sources.openapi.swagger2 import is_swagger2, to_openapi3
 from mcpgen.sources.openapi.tools import tools
 from mcpgen.transforms import icons
-
-
-@dataclass(frozen=True, slots=True)
-class OpenApiOptions:
-    name: str | None = None
-    max_name_length: int = naming.DEFAULT_MAX_TOOL_NAME
-    models: bool = True
-    filters: OperationFilter = field(default_factory=OperationFilter)
-    allow_remote_refs: bool = False  # fetch http(s) `$ref`s (otherwise a located error)
-    allow_refs_outside: bool = False  # read `$ref`ed files outside the spec's folder tree
 
 
 def parse_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) -> Project:
@@ -206,3 +196,6 @@ def _spec_location(reader: Reader) -> str | None:
         if isinstance(url, str) and re.match(r"^https?://[^/]", url):
             return url
     return None
+
+
+__all__ = ["OpenApiOptions", "OpenApiSource", "build_project", "parse_openapi", "read_openapi"]

@@ -4,19 +4,30 @@ the schema converter, the options and the diagnostics; and an operation as the p
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote
 
 from pydantic import ValidationError
 
+from mcpgen import naming
 from mcpgen.diagnostics import Diagnostics, GenerationError
+from mcpgen.options import OperationFilter
 from mcpgen.schema.convert import SchemaConverter
 from mcpgen.schema.output import MAX_SUBSCHEMAS
 
-if TYPE_CHECKING:
-    from mcpgen.sources.openapi.parser import OpenApiOptions
+
+@dataclass(frozen=True, slots=True)
+class OpenApiOptions:
+    """The parser's narrow view of the options (made by `api.openapi_options`)."""
+
+    name: str | None = None
+    max_name_length: int = naming.DEFAULT_MAX_TOOL_NAME
+    models: bool = True
+    filters: OperationFilter = field(default_factory=OperationFilter)
+    allow_remote_refs: bool = False  # fetch http(s) `$ref`s (otherwise a located error)
+    allow_refs_outside: bool = False  # read `$ref`ed files outside the spec's folder tree
 
 
 class Reader:
