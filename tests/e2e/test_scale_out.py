@@ -382,7 +382,7 @@ def test_the_deployment_files_are_valid(generated: Path, log_dir: Path) -> None:
     assert entrypoint == list(scripts) == ["petstore-mcp"]
     extras = tomllib.loads((generated / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert extras["redis"] == ["redis>=5"]
-    assert "pip install '.[redis]'" in (generated / "Dockerfile").read_text()
+    assert "pip install '.[redis,otel]'" in (generated / "Dockerfile").read_text()  # shared limits, telemetry
 
 
 def test_the_generated_haproxy_closes_a_client_that_drips_its_headers(generated: Path, log_dir: Path) -> None:
