@@ -116,11 +116,21 @@ def build_project(source: OpenApiSource) -> Project:
     return parser.build_project(source)
 
 
-def _models_ahead(source: OpenApiSource) -> contextlib.AbstractContextManager[ModelsAhead | None]:
-    """The one overlap of the pipeline: a big spec's models generated in a process of their own
-    while its tools are converted and the passes run; the models stage waits for them."""
-    started = models_stage.ahead(source.model_schemas)
-    return contextlib.nullcontext() if started is None else started
+def _read_openapi_ahead(
+    spec: Path, options: Options, running: contextlib.ExitStack
+) -> tuple[OpenApiSource, Diagnostics, ModelsAhead | None]:
+    """`_read_openapi`, and the one overlap of the pipeline: a big spec's models generated in a
+    process of their own (started before the reading for a very big file) while its tools are
+    converted and the passes run; the models stage waits for them. `running` stops the child."""
+    early = None
+    with contextlib.suppress(OSError):  # an unreadable spec is the reader's to report
+        early = models_stage.early(spec.stat().st_size, options.models)
+    child = running.enter_context(early) if early is not None else None
+    source, collector = _read_openapi(spec, options)
+    started = models_stage.ahead(source.model_schemas, child)
+    if started is not None and started is not child:
+        running.enter_context(started)
+    return source, collector, started
 
 
 def build_python(target: str, options: Options, search_path: Path | None = None) -> tuple[Project, list[Diagnostic]]:
@@ -146,9 +156,9 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
 
 def generate_openapi(spec: Path, options: Options) -> Result:
     _check_source(options, "openapi")
-    source, collector = _read_openapi(spec, options)
     first_file = functools.partial(_first_project_file, "openapi", str(spec), options)
-    with _models_ahead(source) as started:  # stopped on any error
+    with contextlib.ExitStack() as running:  # the models generated ahead, stopped on any error
+        source, collector, started = _read_openapi_ahead(spec, options, running)
         project = build_project(source)
         return emit(project, collector.items, options, first_file, collector.line_resolver, started)
 
@@ -272,8 +282,7 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
     with contextlib.ExitStack() as running:  # the models generated ahead, stopped on any error
         lines, started = None, None
         if project_file.source_kind == "openapi":
-            source, collector = _read_openapi(Path(target), options)
-            started = running.enter_context(_models_ahead(source))
+            source, collector, started = _read_openapi_ahead(Path(target), options, running)
             project = build_project(source)
             diagnostics, lines = collector.items, collector.line_resolver
         else:

@@ -1,5 +1,6 @@
-"""`python -m mcpgen.models.child JOB`: the models stage's generation ahead (`stage.ModelsAhead`),
-in an interpreter of its own; reads the pickled `ModelSchemas` from JOB (its folder is the
+"""`python -m mcpgen.models.child FOLDER`: the models stage's generation ahead (`stage.ModelsAhead`),
+in an interpreter of its own. It prepares the generator first, then waits for one line on stdin
+(the job is ready), reads the pickled `ModelSchemas` from FOLDER/job.pickle (FOLDER is also the
 generator's settings folder) and writes the pickled answer to stdout, once."""
 
 from __future__ import annotations
@@ -9,17 +10,34 @@ import pickle
 import sys
 from pathlib import Path
 
+from mcpgen.ir import ModelSchemas
 from mcpgen.models.generate import generate_models
 
+# The smallest input the generator takes whole: running it once imports its ~300 modules and
+# compiles its templates (0.5 s) while the parent is still reading the spec.
+_WARM_UP = ModelSchemas(
+    document={
+        "openapi": "3.0.3",
+        "info": {"title": "warm-up", "version": "1"},
+        "paths": {},
+        "components": {"schemas": {"WarmUp": {"type": "object", "properties": {"n": {"type": "integer"}}}}},
+    },
+    names=("WarmUp",),
+    file="",
+)
 
-def main(job: Path) -> None:
-    wanted = pickle.loads(job.read_bytes())  # noqa: S301 - written by our parent, in its own temp folder
+
+def main(folder: Path) -> None:
     # This process answers once and exits: the cycle collector walking the generator's objects
     # cost GitHub's models 5% (0.2 s of CPU).
     gc.disable()
+    generate_models(_WARM_UP, None, folder)
+    if not sys.stdin.buffer.readline():
+        return  # the parent closed the pipe without a job: the models are not wanted
+    wanted = pickle.loads((folder / "job.pickle").read_bytes())  # noqa: S301 - written by our parent, in its own temp folder
     warnings: list[tuple[str, str]] = []
     try:
-        index = generate_models(wanted, lambda message, pointer: warnings.append((message, pointer)), job.parent)
+        index = generate_models(wanted, lambda message, pointer: warnings.append((message, pointer)), folder)
         answer: tuple[str, object] = ("ok", (index, warnings))
     except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent, as a warning there
         try:

@@ -126,8 +126,8 @@ def _recording_children(monkeypatch: pytest.MonkeyPatch) -> list[stage.ModelsAhe
     started: list[stage.ModelsAhead] = []
     real = stage.ModelsAhead.__init__
 
-    def record(self: stage.ModelsAhead, wanted: Any) -> None:
-        real(self, wanted)
+    def record(self: stage.ModelsAhead) -> None:
+        real(self)
         started.append(self)
 
     monkeypatch.setattr(stage.ModelsAhead, "__init__", record)
@@ -159,3 +159,29 @@ def test_a_generation_stopped_before_the_models_arrive_stops_their_child(
     assert len(started) == 1 and started[0]._child.returncode is not None  # killed, or finished: not running
     assert set(Path(tempfile.gettempdir()).glob("mcpgen-models-*")) <= before  # its folder removed
     assert [p.name for p in taken.iterdir()] == ["mine.txt"]
+
+
+def test_a_big_spec_file_starts_its_child_before_reading_and_any_number_of_schemas_goes_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stage, "EARLY_MIN_BYTES", 0)  # every spec file counts as big
+    spec = _write(tmp_path, _spec(_many_schemas(3)))
+    started = _recording_children(monkeypatch)
+    result = api.generate_openapi(spec, Options(output=tmp_path / "out"))
+    assert len(started) == 1 and started[0].submitted and started[0]._child.returncode == 0
+    here, _ = api.build_typed_openapi(spec, Options())
+    assert result.project.models == here.models and len(here.models) == 4  # three and __init__
+    assert [t.route for t in result.project.tools] == [t.route for t in here.tools]
+
+
+def test_an_early_child_whose_models_are_not_wanted_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stage, "EARLY_MIN_BYTES", 0)
+    spec = _write(tmp_path, {"openapi": "3.0.3", "info": {"title": "none", "version": "1"}, "paths": {}})
+    before = set(Path(tempfile.gettempdir()).glob("mcpgen-models-*"))
+    started = _recording_children(monkeypatch)
+    result = api.generate_openapi(spec, Options(output=tmp_path / "out"))
+    assert result.project.model_schemas is None and result.project.models == ()
+    assert len(started) == 1 and not started[0].submitted and started[0]._child.returncode is not None
+    assert set(Path(tempfile.gettempdir()).glob("mcpgen-models-*")) <= before
+    api.generate_openapi(spec, Options(output=tmp_path / "off", models=False))
+    assert len(started) == 1  # models off: no child at all
