@@ -127,6 +127,87 @@ async def test_each_operation_is_audited_and_errors_name_line_and_operation(
     assert "getPetById failed: HTTP 500" in message and "operation: getPetById" in message
 
 
+def audit_lines(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{") and '"event"' in line]
+
+
+@asynccontextmanager
+async def served(
+    project: Path, upstream: Upstream, target: str, log: Path, mode: str = "auto", **env: str
+) -> AsyncIterator[Client]:
+    """A server of its own over `target`, its stderr (audit lines) in `log`; `mode="legacy"` for
+    the 2025-11-25 era, which still has ping."""
+    environment = {**shared_env(project, upstream), **env}
+    if target == "http":
+        with http_server(PACKAGE, environment, log) as port:
+            async with Client(f"http://127.0.0.1:{port}/mcp", cache=None, mode=mode) as connected:
+                yield connected
+        return
+    params = StdioServerParameters(command=sys.executable, args=["-m", PACKAGE], env=environment)
+    with log.open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), cache=None, mode=mode) as connected:
+            yield connected
+
+
+@pytest.mark.parametrize("target", ["stdio", "http"])
+async def test_one_audit_line_per_operation_inside_execute(
+    project: Path, upstream: Upstream, tmp_path: Path, target: str
+) -> None:
+    log = tmp_path / "audit.log"
+    code = "getPetById(petId=1)\ngetInventory()\ngetPetById(petId=500)"
+    async with served(project, upstream, target, log, PETSTORE_TOOLS_DENY="getOrderById") as connected:
+        result = await execute(connected, code)
+        refused = await execute(connected, "getOrderById(orderId=1)")
+    assert result.is_error and refused.is_error
+    summary = [(line["tool"], line["outcome"]) for line in audit_lines(log) if line["event"] == "tool_call"]
+    assert summary == [
+        ("getPetById", "ok"),
+        ("getInventory", "ok"),
+        ("getPetById", "error"),
+        ("execute", "error"),  # the execute's own line, after its operations'
+        ("getOrderById", "refused"),
+        ("execute", "error"),
+    ]
+
+
+@pytest.mark.parametrize("target", ["stdio", "http"])
+async def test_ping_and_tools_list_are_answered_while_execute_runs(
+    project: Path, upstream: Upstream, tmp_path: Path, target: str
+) -> None:
+    """The sandbox runs in a worker process the server awaits: a long loop blocks nothing."""
+    events: list[str] = []
+    running = anyio.Event()
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        running.set()  # the first operation call: execute is under way, its loop next
+
+    # The loop runs until the sandbox's time limit; everything else is answered meanwhile.
+    code = "getInventory()\nwhile True:\n    pass"
+    log = tmp_path / "server.log"
+    async with served(project, upstream, target, log, "legacy", PETSTORE_CODE_TIMEOUT="5") as connected:
+
+        async def run() -> None:
+            with anyio.fail_after(HANG_GUARD):
+                result = await connected.call_tool("execute", {"code": code}, progress_callback=progress)
+            assert result.is_error and "TimeoutError" in text(result), text(result)
+            events.append("execute")
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run)
+            with anyio.fail_after(HANG_GUARD):
+                await running.wait()
+                await connected.send_ping()
+                events.append("ping")
+                listed = await connected.list_tools()
+                events.append("tools/list")
+                found = await connected.call_tool("search", {"query": "inventory", "limit": 1})
+                events.append("search")
+        assert [t.name for t in listed.tools] == ["search", "execute"]
+        assert not found.is_error
+        assert events == ["ping", "tools/list", "search", "execute"]
+        await connected.send_ping()
+
+
 async def test_a_denied_operation_is_refused_inside_execute(project: Path, upstream: Upstream) -> None:
     upstream.clear()
     async with client(project, upstream, PETSTORE_TOOLS_DENY="getInventory") as connected:
