@@ -210,6 +210,22 @@ RANKING = {
     "list branches": "repos_list-branches",
     "files changed in a pull request": "pulls_list-files",
     "comment on an issue": "issues_create-comment",
+    # Held out: written after the ranking was chosen, to check it was not fitted to the 15 above.
+    "delete a repository": "repos_delete",
+    "star a repository": "activity_star-repo-for-authenticated-user",
+    "list commits of a repository": "repos_list-commits",
+    "create a branch reference": "git_create-ref",
+    "list members of an organization": "orgs_list-members",
+    "get the authenticated user": "users_get-authenticated",
+    "close a pull request": "pulls_update",
+    "list pull request reviews": "pulls_list-reviews",
+    "fork a repository": "repos_create-fork",
+    "list repository collaborators": "repos_list-collaborators",
+    "list notifications": "activity_list-notifications-for-authenticated-user",
+    "download a workflow run's logs": "actions_download-workflow-run-logs",
+    "get a commit": "repos_get-commit",
+    "list team members": "teams_list-members-in-org",
+    "create a webhook for a repository": "repos_create-webhook",
 }
 
 
