@@ -13,7 +13,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,8 +73,9 @@ class Conflicts(Exception):
         super().__init__("\n".join(c.describe() for c in blocking))
 
 
-def openapi_options(options: Options) -> OpenApiOptions:
-    """The OpenAPI parser's narrow view of the options (the only place it is made)."""
+def openapi_options(options: Options, overlays: Sequence[Path] = ()) -> OpenApiOptions:
+    """The OpenAPI parser's narrow view of the options (the only place it is made); `overlays`:
+    the Overlay documents applied to the spec, in order."""
     from mcpgen.sources.openapi.parser import OpenApiOptions
 
     return OpenApiOptions(
@@ -84,6 +85,7 @@ def openapi_options(options: Options) -> OpenApiOptions:
         filters=options.filters,
         allow_remote_refs=options.allow_remote_refs,
         allow_refs_outside=options.allow_refs_outside,
+        overlays=tuple(overlays),
     )
 
 
@@ -99,14 +101,14 @@ def build_typed_openapi(spec: Path, options: Options) -> tuple[Project, list[Dia
     return add_typed_models(build_project(source), collector.items, collector.line_resolver)
 
 
-def _read_openapi(spec: Path, options: Options) -> tuple[OpenApiSource, Diagnostics]:
+def _read_openapi(spec: Path, options: Options, overlays: Sequence[Path] = ()) -> tuple[OpenApiSource, Diagnostics]:
     """The document read and its operations selected, and the source's collector (which the
     tool conversion goes on filling; its line lookup serves the models stage)."""
     from mcpgen.sources.openapi.parser import read_openapi
 
     diagnostics = Diagnostics(file=str(spec))
     progress.step(f"reading {spec.name}")
-    return read_openapi(spec, openapi_options(options), diagnostics), diagnostics
+    return read_openapi(spec, openapi_options(options, overlays), diagnostics), diagnostics
 
 
 def build_project(source: OpenApiSource) -> Project:
@@ -117,7 +119,7 @@ def build_project(source: OpenApiSource) -> Project:
 
 
 def _read_openapi_ahead(
-    spec: Path, options: Options, running: contextlib.ExitStack
+    spec: Path, options: Options, running: contextlib.ExitStack, overlays: Sequence[Path] = ()
 ) -> tuple[OpenApiSource, Diagnostics, ModelsAhead | None]:
     """`_read_openapi`, and the one overlap of the pipeline: a big spec's models generated in a
     process of their own (started before the reading for a very big file) while its tools are
@@ -126,7 +128,7 @@ def _read_openapi_ahead(
     with contextlib.suppress(OSError):  # an unreadable spec is the reader's to report
         early = models_stage.early(spec.stat().st_size, options.models)
     child = running.enter_context(early) if early is not None else None
-    source, collector = _read_openapi(spec, options)
+    source, collector = _read_openapi(spec, options, overlays)
     started = models_stage.ahead(source.model_schemas, child)
     if started is not None and started is not child:
         running.enter_context(started)
@@ -154,11 +156,12 @@ def build_python(target: str, options: Options, search_path: Path | None = None)
     return project, diagnostics.items
 
 
-def generate_openapi(spec: Path, options: Options) -> Result:
+def generate_openapi(spec: Path, options: Options, overlays: Sequence[Path] = ()) -> Result:
+    """A first generation from `spec`, with `overlays` applied to it (recorded in mcpgen.toml)."""
     _check_source(options, "openapi")
-    first_file = functools.partial(_first_project_file, "openapi", str(spec), options)
+    first_file = functools.partial(_first_project_file, "openapi", str(spec), options, overlays=overlays)
     with contextlib.ExitStack() as running:  # the models generated ahead, stopped on any error
-        source, collector, started = _read_openapi_ahead(spec, options, running)
+        source, collector, started = _read_openapi_ahead(spec, options, running, overlays)
         project = build_project(source)
         return emit(project, collector.items, options, first_file, collector.line_resolver, started)
 
@@ -279,10 +282,17 @@ def regenerate(project_dir: Path, *, force: bool = False, check: bool = False) -
         key = f"source.{project_file.source_kind}"
         toml_diagnostics.error(f"{key}: no such file: {target}", key, "update the path (relative to mcpgen.toml)")
         raise GenerationError(toml_diagnostics.items)
+    for overlay in project_file.overlay_targets(project_dir):
+        if not Path(overlay).is_file():
+            hint = "update the path (relative to mcpgen.toml), or take it out of source.overlays"
+            toml_diagnostics.error(f"source.overlays: no such file: {overlay}", "source.overlays", hint)
+    if toml_diagnostics.has_errors:
+        raise GenerationError(toml_diagnostics.items)
     with contextlib.ExitStack() as running:  # the models generated ahead, stopped on any error
         lines, started = None, None
         if project_file.source_kind == "openapi":
-            source, collector, started = _read_openapi_ahead(Path(target), options, running)
+            overlays = [Path(p) for p in project_file.overlay_targets(project_dir)]
+            source, collector, started = _read_openapi_ahead(Path(target), options, running, overlays)
             project = build_project(source)
             diagnostics, lines = collector.items, collector.line_resolver
         else:
@@ -517,7 +527,9 @@ def _changes(project_dir: Path, old_manifest: Manifest | None, project: Project)
     return compare(old, old_served, new, {tool.name: served(tool) for tool in project.tools})
 
 
-def _first_project_file(kind: str, target: str, options: Options, output: Path) -> ProjectFile:
+def _first_project_file(
+    kind: str, target: str, options: Options, output: Path, overlays: Sequence[Path] = ()
+) -> ProjectFile:
     """mcpgen.toml for a first generation: the source relative to the project, the options used."""
     workdir = None
     if kind == "openapi" or target.endswith(".py") or os.sep in target or "/" in target:
@@ -530,6 +542,7 @@ def _first_project_file(kind: str, target: str, options: Options, output: Path) 
         source=source,
         workdir=workdir,
         options=options.recorded(),
+        overlays=tuple(relative_source(str(p), output) for p in overlays),
     )
 
 

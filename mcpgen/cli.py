@@ -175,7 +175,7 @@ def main_options(
 
 @app.command("from-openapi")
 def from_openapi(
-    spec: Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 file, YAML or JSON.")],
+    spec: Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 (or Swagger 2.0) file, YAML or JSON.")],
     output: OutputOption = None,
     name: NameOption = None,
     force: ForceOption = False,
@@ -195,6 +195,14 @@ def from_openapi(
     include_deprecated: Annotated[
         bool, typer.Option("--include-deprecated", help="Also generate deprecated operations.")
     ] = False,
+    overlay: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--overlay",
+            help="An OpenAPI Overlay (1.0/1.1) applied to SPEC before it is read; repeatable, applied in order, "
+            "recorded in mcpgen.toml and applied again by regenerate.",
+        ),
+    ] = None,
     tool_mode: ToolModeOption = ToolMode[DEFAULT_TOOL_MODE],
     page_size: PageSizeOption = DEFAULT_PAGE_SIZE,
     max_response_chars: MaxResponseOption = DEFAULT_MAX_RESPONSE_CHARS,
@@ -240,7 +248,7 @@ def from_openapi(
         resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars, output_schemas),
         allow_remote_refs=allow_remote_refs, allow_refs_outside=allow_refs_outside, formatter=formatter.value,
     )
-    _run(lambda: api.generate_openapi(spec, options), verbose, quiet)
+    _run(lambda: api.generate_openapi(spec, options, overlay or ()), verbose, quiet)
 
 
 @app.command("from-python")

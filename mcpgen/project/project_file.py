@@ -71,6 +71,11 @@ class ProjectFile:
     workdir: str | None = None  # Python module targets: the sys.path entry, relative to the project
     options: Options = field(default_factory=Options)  # as recorded: no output, no force
     mcpgen_version: str = __version__
+    overlays: tuple[str, ...] = ()  # OpenAPI: Overlay documents relative to the project, applied in order
+
+    def overlay_targets(self, project_dir: Path) -> list[str]:
+        """The overlays' paths resolved against the project."""
+        return [str((project_dir / overlay).resolve()) for overlay in self.overlays]
 
     def source_target(self, project_dir: Path) -> str:
         """What to hand the source parser: a path resolved against the project, or a module name."""
@@ -112,6 +117,7 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         mcpgen_version=project_file.mcpgen_version,
         source_kind=project_file.source_kind,
         source=project_file.source,
+        overlays=project_file.overlays,
         workdir=project_file.workdir,
         name=options.name or "",
         max_name_length=options.max_name_length,
@@ -290,7 +296,7 @@ class _Reader:
         version = top.get("mcpgen_version")
         if version is not None and not isinstance(version, str):
             self.error("mcpgen_version", f"expected a string, got {version!r}")
-        source = self.table(top, "source", "source", ("openapi", "python", "workdir"))
+        source = self.table(top, "source", "source", ("openapi", "python", "workdir", "overlays"))
         kinds = [k for k in ("openapi", "python") if k in source]
         if len(kinds) != 1:
             self.error("source", "give exactly one of `openapi = \"spec.yaml\"` or `python = \"module\"`")
@@ -305,6 +311,12 @@ class _Reader:
             self.error("source.workdir", f"expected a string, got {workdir!r}")
         if kind == "openapi" and workdir is not None:
             self.error("source.workdir", "only Python module sources have a workdir")
+        overlays = source.get("overlays", [])
+        if kind == "python" and "overlays" in source:
+            self.error("source.overlays", "overlays patch OpenAPI documents; a Python source has none")
+        if not isinstance(overlays, list) or not all(isinstance(o, str) and o.strip() for o in overlays):
+            self.error("source.overlays", f"expected a list of file paths, got {overlays!r}")
+            overlays = []
         given: dict[str, Any] = dict(self.table(top, "options", "options", option_keys(kind)))
         if kind == "python" and "filters" in top:
             self.error("filters", WRONG_SOURCE["filters"])
@@ -324,7 +336,7 @@ class _Reader:
         self.report(source_problems(options, kind))
         if target is None or not isinstance(workdir, (str, type(None))):
             return None
-        return ProjectFile(kind, target, workdir, options, version if isinstance(version, str) else "")
+        return ProjectFile(kind, target, workdir, options, version if isinstance(version, str) else "", tuple(overlays))
 
     def report(self, found: list[Problem]) -> None:
         for problem in found:

@@ -1,4 +1,4 @@
-"""OpenAPI 3.0 / 3.1 → IR: the document read, bundled and checked, then the project built from
+"""OpenAPI 3.0 / 3.1 → IR: the document read (its overlays applied), bundled and checked, then the project built from
 its parts (operations, parameters, bodies, responses, security, tools: a module each).
 
 Each operation is validated on its own, so one malformed operation is dropped with a
@@ -23,6 +23,7 @@ from mcpgen.sources.openapi import security
 from mcpgen.sources.openapi.document import load_document
 from mcpgen.sources.openapi.model_schemas import model_schemas
 from mcpgen.sources.openapi.operations import select_operations
+from mcpgen.sources.openapi.overlay import apply_overlays
 from mcpgen.sources.openapi.reader import OpenApiOptions, Operation, Reader
 from mcpgen.sources.openapi.refs import bundle
 from mcpgen.sources.openapi.swagger2 import is_swagger2, to_openapi3
@@ -55,6 +56,8 @@ def read_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) 
     """The document loaded, converted from Swagger 2.0, bundled and checked; its server name,
     security schemes and selected operations."""
     document = load_document(path, diagnostics)
+    if options.overlays:
+        document = apply_overlays(document, options.overlays, diagnostics)
     if not isinstance(document, dict):
         diagnostics.error("the document is not a mapping", hint="an OpenAPI document is a JSON/YAML object")
         raise GenerationError(diagnostics.items)

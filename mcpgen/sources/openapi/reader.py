@@ -28,6 +28,7 @@ class OpenApiOptions:
     filters: OperationFilter = field(default_factory=OperationFilter)
     allow_remote_refs: bool = False  # fetch http(s) `$ref`s (otherwise a located error)
     allow_refs_outside: bool = False  # read `$ref`ed files outside the spec's folder tree
+    overlays: tuple[Path, ...] = ()  # Overlay documents applied to the spec as loaded, in order
 
 
 class Reader:
