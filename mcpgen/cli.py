@@ -374,7 +374,7 @@ def regenerate(
             "or pass --force to overwrite them (keeping <file>.orig copies).",
             err=True,
         )
-        _print_report(exc.result.changes, report)
+        _print_report(exc.result.changes, exc.result.diagnostics, report)
         raise typer.Exit(1) from None
     _print_diagnostics(result.diagnostics)
     if result.project.files_read:
@@ -387,7 +387,7 @@ def regenerate(
                 typer.echo(line, err=True)
         else:
             typer.echo("Up to date.", err=True)
-        _print_report(result.changes, report)
+        _print_report(result.changes, result.diagnostics, report)
         raise typer.Exit(1 if result.pending else 0)
     if not result.pending:
         typer.echo("Up to date: nothing to regenerate.", err=True)
@@ -396,14 +396,14 @@ def regenerate(
             typer.echo(line, err=True)
         for backup in result.backups:
             typer.echo(f"  kept your edited version as {backup}", err=True)
-    _print_report(result.changes, report)
+    _print_report(result.changes, result.diagnostics, report)
 
 
-def _print_report(found: list[changes.Change], report: str) -> None:
+def _print_report(found: list[changes.Change], diagnostics: list[Diagnostic], report: str) -> None:
     if report == "json":
-        typer.echo(json.dumps(changes.as_json(found), indent=2))
+        typer.echo(json.dumps(changes.as_json(found, diagnostics), indent=2))
     else:
-        typer.echo(changes.as_text(found))
+        typer.echo(changes.as_text(found, diagnostics))
 
 
 def _run(generate: Callable[[], api.Result], verbose: bool = True, quiet: bool = False) -> None:

@@ -18,6 +18,7 @@ class Level(enum.Enum):
 class Topic(enum.Enum):
     RENAMED = "renamed"
     SKIPPED = "skipped"
+    STALE_OVERLAY = "stale_overlay"  # an overlay action whose target matches nothing: the change report lists it
 
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")

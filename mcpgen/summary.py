@@ -69,7 +69,7 @@ def lines(
         total = sum(g.count for g in skipped)
         out.append(f"Skipped {_count(total, skipped_noun)} (the lines above say where and why):")
         out += [_group_line(g) for g in skipped]
-    warnings = sum(1 for d in diagnostics if d.level is Level.WARNING and d.topic is None)
+    warnings = sum(1 for d in diagnostics if d.level is Level.WARNING and d.topic is not Topic.SKIPPED)
     if warnings:
         out.append(f"{_count(warnings, 'warning')} above")
     if files_read:

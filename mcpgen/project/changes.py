@@ -1,6 +1,7 @@
 """What a regeneration changes for a server's clients: tools added, removed, renamed, moved
 to another route, and per tool the input and output schema changes, each classified as
-breaking or compatible.
+breaking or compatible. The report also lists the overlay actions that matched nothing: the
+spec changed under the fixes the user keeps for it.
 
 Tools are paired by what they are, not by name: first by operation (the OpenAPI
 operationId, or the Python function), then by HTTP route, then by name. So a renamed tool
@@ -12,10 +13,11 @@ is a rename, not one removal plus one addition, and an operation whose path move
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from mcpgen.diagnostics import Diagnostic, Topic
 from mcpgen.ir import Tool
 
 Catalog = dict[str, dict[str, Any]]  # tool name -> MCP Tool object as tools/list sends it
@@ -224,13 +226,30 @@ def summary(changes: list[Change]) -> dict[str, int]:
     }
 
 
-def as_json(changes: list[Change]) -> dict[str, Any]:
-    return {"summary": summary(changes), "changes": [asdict(c) for c in changes]}
+def stale_overlay_actions(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diagnostics if d.topic is Topic.STALE_OVERLAY]
 
 
-def as_text(changes: list[Change]) -> str:
+def as_json(changes: list[Change], diagnostics: Sequence[Diagnostic] = ()) -> dict[str, Any]:
+    stale = [
+        {"file": d.file, "pointer": d.pointer, "line": d.line, "message": d.message}
+        for d in stale_overlay_actions(diagnostics)
+    ]
+    return {"summary": summary(changes), "changes": [asdict(c) for c in changes], "stale_overlay_actions": stale}
+
+
+def as_text(changes: list[Change], diagnostics: Sequence[Diagnostic] = ()) -> str:
+    stale = stale_overlay_actions(diagnostics)
+    lines = _tool_lines(changes)
+    if stale:
+        lines.append(f"Overlay actions that match nothing ({len(stale)}; the spec changed under them):")
+        lines += [f"  {d.location()}: {d.message}" for d in stale]
+    return "\n".join(lines)
+
+
+def _tool_lines(changes: list[Change]) -> list[str]:
     if not changes:
-        return "Tools: no changes."
+        return ["Tools: no changes."]
     s = summary(changes)
     headline = (
         f"Tools: {s['added']} added, {s['removed']} removed, {s['renamed']} renamed, {s['moved']} moved to "
@@ -242,4 +261,4 @@ def as_text(changes: list[Change]) -> str:
     for c in changes:
         label = "BREAKING" if c.breaking else "compatible"
         lines.append(f"  {marks.get(c.change, '~')} {c.tool}: {c.detail} [{label}]")
-    return "\n".join(lines)
+    return lines

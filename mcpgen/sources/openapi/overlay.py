@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonpath_rfc9535 as jsonpath
 
-from mcpgen.diagnostics import Diagnostics, GenerationError
+from mcpgen.diagnostics import Diagnostics, GenerationError, Topic
 from mcpgen.sources.openapi.document import load_document
 
 _VERSION = re.compile(r"^1\.[01]\.\d+$")
@@ -63,26 +63,36 @@ def _actions(overlay: Any, notes: Diagnostics) -> list[dict[str, Any]]:
         notes.error("`info` needs a string `title` and `version`", "/info")
     else:
         _unknown(info, _INFO_KEYS, "/info", notes)
+        if not isinstance(info.get("description", ""), str):
+            notes.error("`info.description` is a string", "/info/description")
     if "extends" in overlay and not isinstance(overlay["extends"], str):
         notes.error("`extends` is a URL", "/extends")
     actions = overlay.get("actions")
     if not isinstance(actions, list) or not actions:
         notes.error("`actions` is a list of at least one action", "/actions")
         return []
-    checked = []
+    checked: list[dict[str, Any]] = []
     for index, action in enumerate(actions):
         where = f"/actions/{index}"
         if not isinstance(action, dict):
             notes.error("an action is a mapping with a `target`", where)
             continue
         _unknown(action, _ACTION_KEYS, where, notes)
+        if action in actions[:index]:
+            notes.error(f"the same action as /actions/{actions.index(action)}", where, "take one of them out")
+            continue
+        if "copy" in action and isinstance(version, str) and version.startswith("1.0."):
+            notes.error("`copy` is an Overlay 1.1 action", f"{where}/copy", 'write `overlay: "1.1.0"` to use it')
+            continue
         target = action.get("target")
         if not isinstance(target, str) or not target.startswith("$"):
             notes.error(f"`target` is {target!r}: expected a JSONPath starting with `$`", f"{where}/target")
             continue
-        problem = _compile_problem(target) or _compile_problem(action.get("copy", "$"))
-        if problem:
-            notes.error(f"invalid JSONPath: {problem}", f"{where}/target", "see RFC 9535 for the syntax")
+        problems = [(key, _compile_problem(action[key])) for key in ("target", "copy") if key in action]
+        for key, problem in problems:
+            if problem:
+                notes.error(f"invalid JSONPath: {problem}", f"{where}/{key}", "see RFC 9535 for the syntax")
+        if any(problem for _, problem in problems):
             continue
         if "remove" in action and not isinstance(action["remove"], bool):
             notes.error("`remove` is true or false", f"{where}/remove")
@@ -112,7 +122,8 @@ def _compile_problem(query: Any) -> str | None:
 def _apply(document: Any, action: dict[str, Any], where: str, notes: Diagnostics) -> Any:
     nodes = jsonpath.find(action["target"], document)
     if not nodes:
-        notes.warning(f"overlay target {action['target']!r} matches nothing in the spec", f"{where}/target", _STALE_HINT)
+        message = f"overlay target {action['target']!r} matches nothing in the spec"
+        notes.warning(message, f"{where}/target", _STALE_HINT, topic=Topic.STALE_OVERLAY)
         return document
     locations: list[tuple[Any, ...]] = [tuple(node.location) for node in nodes]
     if action.get("remove") is True:

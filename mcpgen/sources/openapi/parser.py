@@ -64,7 +64,7 @@ def read_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) 
     if is_swagger2(document):
         diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
         document = to_openapi3(document, diagnostics)
-    read = [str(path)]
+    read = [str(path), *map(str, options.overlays)]
     document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
     reader = Reader(path, document, options, diagnostics)
     info = reader.doc.get("info")
