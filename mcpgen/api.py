@@ -402,7 +402,7 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
     if project.tool_mode in ("dynamic", "code") or project.toolsets:
         project = _clear_meta_tool_names(project, notes)
     if project.tool_mode == "static":
-        warnings = lint.tool_count_notes(len(project.tools))
+        warnings = lint.tool_count_notes(len(project.tools), bool(project.toolsets))
         if len(project.tools) > project.page_size:  # fewer tools are one page: skip the sizing
             sizes = [len(json.dumps(wire_tool(tool), ensure_ascii=False)) for tool in project.tools]
             warnings += lint.page_count_notes(sizes, project.page_size)

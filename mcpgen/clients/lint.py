@@ -449,14 +449,16 @@ def page_count_notes(sizes: list[int], page_size: int, one_page_bytes: int = ONE
     return notes
 
 
-def tool_count_notes(count: int) -> list[str]:
-    """Generation-time warnings when a static catalogue outgrows what common clients handle."""
+def tool_count_notes(count: int, toolsets: bool = False) -> list[str]:
+    """Generation-time warnings when a static catalogue outgrows what common clients handle
+    (`toolsets`: it is grouped in toolsets, which a server can serve a few of)."""
     notes = []
+    fix = "serve some of its toolsets (<PREFIX>_TOOLSETS; `mcpgen lint` counts each)" if toolsets else (
+        "filter the operations (--tag, --operation, --path, or [filters] in mcpgen.toml) or generate with "
+        "--tool-mode dynamic"
+    )
     for limit, who in ((40, "Cursor sends only the first 40 tools to its model"),
                        (128, "OpenAI and VS Code (Copilot) refuse requests with more than 128 tools")):
         if count > limit:
-            notes.append(
-                f"{count} tools: {who}; filter the operations (--tag, --operation, --path, or [filters] in "
-                "mcpgen.toml) or generate with --tool-mode dynamic"
-            )
+            notes.append(f"{count} tools: {who}; {fix}")
     return notes

@@ -12,11 +12,10 @@ from pydantic import ValidationError
 from mcpgen import naming
 from mcpgen.api import build_openapi, group_toolsets
 from mcpgen.clients import lint
-from mcpgen.diagnostics import Diagnostics, Level
+from mcpgen.diagnostics import Diagnostics, GenerationError, Level
 from mcpgen.options import Options, problems
 from mcpgen.project.project_file import ProjectFile, read_project_file, render_project_file
 from mcpgen.transforms.toolsets import path_toolset, tag_toolsets, top_tag
-
 from tests.unit.spec_helpers import ok, spec
 
 
@@ -151,9 +150,9 @@ def test_mcpgen_toml_round_trip(tmp_path: Path) -> None:
 
 def test_mcpgen_toml_errors_point_at_the_toolset(tmp_path: Path) -> None:
     (tmp_path / "mcpgen.toml").write_text('[source]\nopenapi = "spec.json"\n\n[toolsets.writes]\nglobs = ["x"]\n')
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(GenerationError) as raised:
         read_project_file(tmp_path)
-    messages = [d.message for d in raised.value.diagnostics]  # type: ignore[attr-defined]
+    messages = [d.message for d in raised.value.diagnostics]
     assert any(m.startswith("toolsets.writes.globs: unknown key") for m in messages), messages
 
 
