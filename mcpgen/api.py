@@ -44,6 +44,7 @@ from mcpgen.transforms.output_schemas import apply_output_schemas
 from mcpgen.transforms.overrides import apply_confirm, apply_overrides
 from mcpgen.transforms.portable import apply_portable_inputs
 from mcpgen.transforms.prompts import apply_prompts
+from mcpgen.transforms.toolsets import assign as assign_toolsets
 from mcpgen.writer import OutputExists, check_target, write_tree
 
 if TYPE_CHECKING:
@@ -352,6 +353,10 @@ def route_operations(project: Project, options: Options, notes: Diagnostics) -> 
     return resources.apply_routes(project, options.routes, notes)
 
 
+def group_toolsets(project: Project, options: Options, notes: Diagnostics) -> Project:
+    return assign_toolsets(project, options, notes, dict(project.tag_parents))
+
+
 def bind_resources(project: Project, options: Options, notes: Diagnostics) -> Project:
     return resources.bind_functions(project, options.resource_functions, notes)
 
@@ -394,10 +399,10 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
         max_response_chars=options.max_response_chars,
         default_scopes=options.default_scopes,
     )
-    if project.tool_mode in ("dynamic", "code"):
+    if project.tool_mode in ("dynamic", "code") or project.toolsets:
         project = _clear_meta_tool_names(project, notes)
     if project.tool_mode == "static":
-        warnings = lint.tool_count_notes(len(project.tools))
+        warnings = lint.tool_count_notes(len(project.tools), bool(project.toolsets))
         if len(project.tools) > project.page_size:  # fewer tools are one page: skip the sizing
             sizes = [len(json.dumps(wire_tool(tool), ensure_ascii=False)) for tool in project.tools]
             warnings += lint.page_count_notes(sizes, project.page_size)
@@ -408,7 +413,11 @@ def set_surface(project: Project, options: Options, notes: Diagnostics) -> Proje
 def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
     """In dynamic mode `search_tools`, `describe_tool` and `call_tool` are the server's own
     meta-tools: an operation of the same name is renamed (`search_tools_op`), and says so."""
-    meta_tools = naming.meta_tool_names("CODE_TOOL_NAMES" if project.tool_mode == "code" else "META_TOOL_NAMES")
+    meta_tools = frozenset[str]()
+    if project.tool_mode != "static":
+        meta_tools = naming.meta_tool_names("CODE_TOOL_NAMES" if project.tool_mode == "code" else "META_TOOL_NAMES")
+    if project.toolsets:  # the toolset meta tools (PREFIX_TOOLSETS_DYNAMIC)
+        meta_tools |= naming.meta_tool_names("TOOLSET_TOOL_NAMES")
     if not any(tool.name in meta_tools for tool in project.tools):
         return project
     taken = {tool.name for tool in project.tools}
@@ -417,7 +426,7 @@ def _clear_meta_tool_names(project: Project, notes: Diagnostics) -> Project:
         new = naming.avoid_names(tool.name, str(tool.origin), meta_tools, taken)
         if new != tool.name:
             taken.add(new)
-            reason = f"the name of a meta-tool in {project.tool_mode} tool mode"
+            reason = "the name of a meta-tool" + (f" in {project.tool_mode} tool mode" if project.tool_mode != "static" else "")
             notes.items.append(Diagnostic(
                 Level.INFO, renamed_message(tool.name, new, reason), tool.origin.file, tool.origin.pointer,
                 tool.origin.line, hint=f"rename it in mcpgen.toml: [tools.{tool.name}] name = \"...\"",
@@ -434,6 +443,7 @@ PASSES: tuple[Pass, ...] = (
     apply_tool_overrides,
     decide_confirmations,  # after the overrides: their confirm and annotations win
     route_operations,
+    group_toolsets,  # after the routes: a tool served as a resource only is in no toolset
     bind_resources,
     add_prompts,
     derive_resources,

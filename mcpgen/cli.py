@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from mcpgen import __version__, api, naming, progress, summary
 from mcpgen.clients import lint
-from mcpgen.diagnostics import Diagnostic, GenerationError, Level, Topic
+from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, Topic
 from mcpgen.formatting import DEFAULT_FORMATTER, FORMATTERS
 from mcpgen.install import clients as install_clients
 from mcpgen.naming import DEFAULT_MAX_TOOL_NAME, MCP_MAX_TOOL_NAME
@@ -27,6 +27,7 @@ from mcpgen.options import (
     MIN_MAX_RESPONSE_CHARS,
     OUTPUT_SCHEMAS,
     TOOL_MODES,
+    TOOLSETS_FROM,
     Options,
     problems,
 )
@@ -65,6 +66,7 @@ MaxNameOption = Annotated[
 ToolMode = enum.Enum("ToolMode", {mode: mode for mode in TOOL_MODES}, type=str)  # type: ignore[misc]
 OutputSchemas = enum.Enum("OutputSchemas", {kind: kind for kind in OUTPUT_SCHEMAS}, type=str)  # type: ignore[misc]
 FormatterName = enum.Enum("FormatterName", {name: name for name in FORMATTERS}, type=str)  # type: ignore[misc]
+ToolsetsFromName = enum.Enum("ToolsetsFromName", {name: name for name in TOOLSETS_FROM}, type=str)  # type: ignore[misc]
 ClientName = enum.Enum("ClientName", {name: name for name in CLIENT_PROFILES}, type=str)  # type: ignore[misc]
 LintClient = enum.Enum("LintClient", {name: name for name in (*lint.CLIENTS, "all")}, type=str)  # type: ignore[misc]
 
@@ -217,6 +219,14 @@ def from_openapi(
             "parameters as resource templates (<name>://path/{param}).",
         ),
     ] = False,
+    toolsets_from: Annotated[
+        ToolsetsFromName | None,
+        typer.Option(
+            "--toolsets-from",
+            help="Group the tools in toolsets (PREFIX_TOOLSETS picks them at run time): one per top-level "
+            "OpenAPI tag (`tags`) or per first path segment (`paths`). More in mcpgen.toml's [toolsets.<name>].",
+        ),
+    ] = None,
     allow_remote_refs: Annotated[
         bool, typer.Option("--allow-remote-refs", help="Fetch http(s) $refs (refused by default: no network).")
     ] = False,
@@ -247,6 +257,7 @@ def from_openapi(
         output=output, name=name, force=force, max_name_length=max_name_length, models=models, filters=filters,
         resources=resources, **_surface(tool_mode, page_size, client_profile, max_response_chars, output_schemas),
         allow_remote_refs=allow_remote_refs, allow_refs_outside=allow_refs_outside, formatter=formatter.value,
+        toolsets_from=toolsets_from.value if toolsets_from is not None else None,
     )
     _run(lambda: api.generate_openapi(spec, options, overlay or ()), verbose, quiet)
 
@@ -297,12 +308,17 @@ def lint_command(
     server_name: Annotated[
         str | None, typer.Option("--server-name", help="Name clients know the server by (default: generated name).")
     ] = None,
+    toolsets_from: Annotated[
+        ToolsetsFromName | None,
+        typer.Option("--toolsets-from", help="A spec: group its tools in toolsets by `tags` or `paths`, as generating would."),
+    ] = None,
 ) -> None:
-    """Report, for every tool, each rule of each client it breaks; exit 1 on errors."""
+    """Report, for every tool, each rule of each client it breaks; exit 1 on errors. A project with
+    toolsets (or --toolsets-from) also gets each toolset's tool count against each client's limit."""
     chosen = [c.value for c in client] or ["all"]
     clients = list(lint.CLIENTS) if "all" in chosen else list(dict.fromkeys(chosen))
     try:
-        tools, server = _lint_input(target)
+        tools, server, memberships = _lint_input(target, toolsets_from.value if toolsets_from else None)
     except lint.LintInputError as exc:
         typer.secho(f"error: {exc}", fg="red", err=True)
         raise typer.Exit(1) from None
@@ -315,28 +331,35 @@ def lint_command(
         skip = frozenset({"tool-count"})
         typer.secho("note: dynamic tool mode; the tool-count rule does not apply", err=True)
     findings = lint.lint_tools(tools, server_name or server, clients, skip)
+    toolsets = lint.toolset_report(lint.toolset_sizes(memberships), clients)
+    findings += lint.toolset_findings(toolsets)
     render = lint.to_json if output_format is LintFormat.json else lint.to_table
-    typer.echo(render(findings, len(tools), clients))
+    typer.echo(render(findings, len(tools), clients, toolsets))
     if any(f.level == lint.ERROR for f in findings):
         raise typer.Exit(1)
 
 
-def _lint_input(target: str) -> tuple[list[dict[str, object]], str]:
-    """Wire tools and server name of a generated project, a spec, or a Python module."""
+def _lint_input(
+    target: str, toolsets_from: str | None = None
+) -> tuple[list[dict[str, object]], str, dict[str, tuple[str, ...]]]:
+    """Wire tools, server name and each tool's toolsets of a generated project, a spec, or a Python module."""
     from mcpgen.rendering.render import wire_tool
 
     path = Path(target)
     if path.is_dir() or path.name == "tools.json":
-        return lint.project_tools(path)
+        return lint.project_catalogue(path)
     if path.suffix in (".yaml", ".yml", ".json"):
         if not path.is_file():
             raise lint.LintInputError(f"{path}: no such file")
-        project, diagnostics = api.build_openapi(path, Options())
+        options = Options.model_validate({"toolsets_from": toolsets_from})
+        project, diagnostics = api.build_openapi(path, options)
+        project = api.group_toolsets(project, options, Diagnostics())
     else:
         project, diagnostics = api.build_python(target, Options())
     if any(d.level is Level.ERROR for d in diagnostics):
         raise GenerationError(diagnostics)
-    return [wire_tool(t) for t in project.tools], project.name
+    memberships = {t.name: t.toolsets for t in project.tools if t.toolsets}
+    return [wire_tool(t) for t in project.tools], project.name, memberships
 
 
 @app.command("regenerate")

@@ -139,6 +139,16 @@ class Tool:
     # Ask the user (elicitation) before the upstream request: `[tools.X] confirm`, else
     # `[options] confirm` (mcpgen.transforms.overrides.apply_confirm); None: not stated.
     confirm: bool | None = None
+    # The toolsets it belongs to (`mcpgen.transforms.toolsets`); (): none, always served.
+    toolsets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Toolset:
+    """A named group of tools a server enables at run time (PREFIX_TOOLSETS)."""
+
+    name: str
+    description: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,3 +279,5 @@ class Project:
     icons: tuple[Icon, ...] = ()  # serverInfo.icons
     default_scopes: tuple[str, ...] = ()  # OAuth scopes of tools that state none (Options)
     files_read: tuple[str, ...] = ()  # every file (or URL) the source was read from, as diagnostics name them
+    toolsets: tuple[Toolset, ...] = ()  # sorted by name; each tool names its own (`Tool.toolsets`)
+    tag_parents: tuple[tuple[str, str], ...] = ()  # OpenAPI 3.2 tag `parent`s: (tag, parent), sorted

@@ -32,6 +32,18 @@ def slug(text: str) -> str:
     return "-".join(w for w in words if w) or "server"
 
 
+UNGROUPED_TOOLSET = "other"  # the toolset of a tool with no tag (or no literal path segment)
+MAX_TOOLSET_NAME = 64
+
+
+def toolset_name(text: str) -> str:
+    """A tag or path segment as a toolset name: `Code Scanning` -> `code-scanning`; `_` is kept
+    (`secret_scanning`), as PREFIX_TOOLSETS spells it; nothing usable gives `other`."""
+    words = re.split(r"[^a-z0-9_]+", ascii_fold(text).lower())
+    name = "-".join(w for w in words if w).strip("_-")[:MAX_TOOLSET_NAME].rstrip("_-")
+    return name or UNGROUPED_TOOLSET
+
+
 # Words a spec title carries that say nothing about which API it is ("GitHub's official
 # OpenAPI spec + Octokit extension" is GitHub's); a version (`v3`, `2024`) counts too.
 _TITLE_FILLER = frozenset({

@@ -44,6 +44,9 @@ OutputSchemas = Literal["shaped", "object"]
 DEFAULT_OUTPUT_SCHEMAS: OutputSchemas = "shaped"
 HttpMethod = Literal["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]
 RouteAction = Literal["tool", "resource", "resource_template", "exclude"]
+# Where toolsets come from besides `[toolsets.<name>]`: each tool's OpenAPI tags (nested tags folded
+# into their top-level parent), or the first literal segment of its path (`/repos/{owner}` -> repos).
+ToolsetsFrom = Literal["tags", "paths"]
 Role = Literal["user", "assistant"]
 SourceKind = Literal["openapi", "python"]
 
@@ -51,11 +54,12 @@ TOOL_MODES: tuple[str, ...] = get_args(ToolMode)
 OUTPUT_SCHEMAS: tuple[str, ...] = get_args(OutputSchemas)
 CLIENT_PROFILES: tuple[str, ...] = get_args(ClientProfile)
 HTTP_METHODS: tuple[str, ...] = get_args(HttpMethod)
+TOOLSETS_FROM: tuple[str, ...] = get_args(ToolsetsFrom)
 ROUTE_ACTIONS: tuple[str, ...] = get_args(RouteAction)
 
 # Options that mean something for one kind of source only.
 OPENAPI_ONLY = frozenset(
-    {"models", "resources", "allow_remote_refs", "allow_refs_outside", "filters", "routes", "tag_icons", "confirm"}
+    {"models", "resources", "allow_remote_refs", "allow_refs_outside", "filters", "routes", "tag_icons", "confirm", "toolsets_from"}
 )
 PYTHON_ONLY = frozenset({"include", "exclude", "resource_functions"})
 
@@ -208,6 +212,27 @@ class RouteRule(_Model):
         return self
 
 
+_TOOLSET_NAME = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+
+
+class ToolsetSpec(_Model):
+    """A `[toolsets.<name>]` table: the tools matching any of its globs form the toolset `name`
+    (PREFIX_TOOLSETS enables toolsets by name at run time)."""
+
+    name: Annotated[str, _expect("1-64 characters of a-z 0-9 _ -, starting with a letter or digit", pattern=_TOOLSET_NAME)]
+    description: Text = None
+    tags: Annotated[Strings, BeforeValidator(_one_or_many)] = ()  # OpenAPI tag globs
+    paths: Annotated[Strings, BeforeValidator(_one_or_many)] = ()  # path template globs, e.g. "/repos/*"
+    operations: Annotated[Strings, BeforeValidator(_one_or_many)] = ()  # operationId globs
+    tools: Annotated[Strings, BeforeValidator(_one_or_many)] = ()  # tool-name globs (any source)
+
+    @model_validator(mode="after")
+    def _matches_something(self) -> ToolsetSpec:
+        if not (self.tags or self.paths or self.operations or self.tools):
+            raise ValueError("a toolset needs `tags`, `paths`, `operations` or `tools` globs (at least one)")
+        return self
+
+
 class ResourceSpec(_Model):
     """A `[[resources]]` entry of a Python project: a function read at a URI or URI template."""
 
@@ -307,15 +332,18 @@ class Options(_Model):
     # OpenAPI tag -> icons of its operations' tools (a tool's own `[tools.<name>] icons` win)
     tag_icons: Annotated[dict[str, Icons], Field(strict=False), _expect("a table of tag = [{ src = ... }]")] = {}
     confirm: ConfirmRules = ()  # OpenAPI tools that ask the user before calling (see ConfirmRule)
+    # toolsets derived for every tool (PREFIX_TOOLSETS picks them at run time); None: only `toolsets`
+    toolsets_from: Annotated[ToolsetsFrom | None, _expect(" or ".join(f'"{t}"' for t in TOOLSETS_FROM))] = None
+    toolsets: tuple[ToolsetSpec, ...] = ()  # `[toolsets.<name>]` tables
     # lays out the generated Python: ruff format (black's style) or black itself
     formatter: Annotated[Formatter, _expect(" or ".join(f'"{f}"' for f in FORMATTERS))] = DEFAULT_FORMATTER
 
-    @field_validator("name", "client_profile", mode="before")
+    @field_validator("name", "client_profile", "toolsets_from", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
 
-    @field_validator("overrides", "prompts", "routes", "resource_functions", mode="before")
+    @field_validator("overrides", "prompts", "routes", "resource_functions", "toolsets", mode="before")
     @classmethod
     def _listed(cls, value: object) -> object:
         return _as_tuple(value)
@@ -329,6 +357,15 @@ class Options(_Model):
                 raise ValueError(f"prompt {prompt.name!r} is defined twice")
             seen.add(prompt.name)
         return prompts
+
+    @field_validator("toolsets")
+    @classmethod
+    def _unique_toolsets(cls, toolsets: tuple[ToolsetSpec, ...]) -> tuple[ToolsetSpec, ...]:
+        names = [t.name for t in toolsets]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"toolset {name!r} is defined twice")
+        return toolsets
 
     @field_validator("overrides")
     @classmethod
@@ -474,6 +511,7 @@ __all__ = [
     "HTTP_METHODS",
     "MIN_MAX_RESPONSE_CHARS",
     "OUTPUT_SCHEMAS",
+    "TOOLSETS_FROM",
     "ClientProfile",
     "IconSpec",
     "OperationFilter",
@@ -487,6 +525,8 @@ __all__ = [
     "RouteRule",
     "ToolMode",
     "ToolOverride",
+    "ToolsetSpec",
+    "ToolsetsFrom",
     "problems",
     "source_problems",
 ]

@@ -18,6 +18,7 @@ _SCOPES = {
     "sends_bytes": "OpenAPI servers that send files or binary bodies",
     "project": "OpenAPI servers, as their spec calls for",
     "code": "servers in code tool mode",
+    "toolsets": "servers whose tools are grouped in toolsets",
 }
 _DEFAULTS = {"page_size": "the project's `page_size`", "max_response_chars": "the project's `max_response_chars`"}
 

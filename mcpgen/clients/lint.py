@@ -289,6 +289,62 @@ def lint_tools(
     return findings
 
 
+# -- toolsets ------------------------------------------------------------------------
+
+
+def toolset_sizes(memberships: dict[str, tuple[str, ...]]) -> dict[str, int]:
+    """Tool name -> its toolsets, as toolset -> how many tools it has (sorted by name)."""
+    sizes: dict[str, int] = {}
+    for toolsets in memberships.values():
+        for name in toolsets:
+            sizes[name] = sizes.get(name, 0) + 1
+    return dict(sorted(sizes.items()))
+
+
+def toolset_report(sizes: dict[str, int], clients: list[str]) -> list[dict[str, Any]]:
+    """Each toolset's tool count and, per client, its tool-count limit and whether it fits."""
+    report = []
+    for name, count in sizes.items():
+        limits = {
+            c: CLIENTS[c].rules["tool-count"].limit for c in clients if "tool-count" in CLIENTS[c].rules
+        }
+        report.append({
+            "toolset": name,
+            "tools": count,
+            "limits": limits,
+            "over": [c for c, limit in limits.items() if count > limit],
+        })
+    return report
+
+
+def toolset_findings(report: list[dict[str, Any]]) -> list[Finding]:
+    """A warning per toolset and client whose tool-count limit it passes on its own: enabling that
+    toolset alone is too much for the client (split it in mcpgen.toml's [toolsets.<name>])."""
+    return [
+        Finding(
+            client, "", "toolset-tool-count", WARNING, "",
+            f"toolset {row['toolset']!r} has {row['tools']} tools, over the {row['limits'][client]} "
+            f"{CLIENTS[client].label} accepts: split it with [toolsets.<name>] globs in mcpgen.toml",
+        )
+        for row in report
+        for client in row["over"]
+    ]
+
+
+def toolset_table(report: list[dict[str, Any]]) -> str:
+    """One line per toolset: its tool count and, per client with a limit, `ok` or `over`."""
+    if not report:
+        return ""
+    clients = list(report[0]["limits"])
+    header = ["TOOLSET", "TOOLS", *(f"{c.upper()}<={report[0]['limits'][c]}" for c in clients)]
+    rows = [header] + [
+        [row["toolset"], str(row["tools"]), *("over" if c in row["over"] else "ok" for c in clients)]
+        for row in report
+    ]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+
+
 # -- reading what to lint ------------------------------------------------------------
 
 
@@ -298,6 +354,12 @@ class LintInputError(Exception):
 
 def project_tools(path: Path) -> tuple[list[dict[str, Any]], str]:
     """The advertised tools of a generated project (a directory, or its tools.json) and its server name."""
+    tools, name, _ = project_catalogue(path)
+    return tools, name
+
+
+def project_catalogue(path: Path) -> tuple[list[dict[str, Any]], str, dict[str, tuple[str, ...]]]:
+    """`project_tools`, and each tool's toolsets (tool name -> toolsets; only tools in some)."""
     if path.is_dir():
         candidates = sorted(path.glob("src/*/tools.json")) or sorted(path.glob("tools.json"))
         if not candidates:
@@ -306,10 +368,11 @@ def project_tools(path: Path) -> tuple[list[dict[str, Any]], str]:
     try:
         entries = json.loads(path.read_text("utf-8"))
         tools = [entry["tool"] for entry in entries]
+        toolsets = {e["tool"]["name"]: tuple(e["toolsets"]) for e in entries if e.get("toolsets")}
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LintInputError(f"{path}: not a generated tools.json ({exc})") from None
     name = fact(path.parent / "project.py", "name")
-    return tools, name if name is not None else path.parent.name
+    return tools, name if name is not None else path.parent.name, toolsets
 
 
 def is_dynamic_project(path: Path) -> bool:
@@ -328,18 +391,25 @@ def summary(findings: list[Finding], tools: int, clients: list[str]) -> dict[str
     }
 
 
-def to_json(findings: list[Finding], tools: int, clients: list[str]) -> str:
-    return json.dumps(
-        {"summary": summary(findings, tools, clients), "findings": [asdict(f) for f in findings]}, indent=2
-    )
+def to_json(
+    findings: list[Finding], tools: int, clients: list[str], toolsets: list[dict[str, Any]] | None = None
+) -> str:
+    body: dict[str, Any] = {"summary": summary(findings, tools, clients), "findings": [asdict(f) for f in findings]}
+    if toolsets:
+        body["toolsets"] = toolsets
+    return json.dumps(body, indent=2)
 
 
-def to_table(findings: list[Finding], tools: int, clients: list[str]) -> str:
+def to_table(
+    findings: list[Finding], tools: int, clients: list[str], toolsets: list[dict[str, Any]] | None = None
+) -> str:
     header = ("CLIENT", "LEVEL", "RULE", "TOOL", "WHERE", "PROBLEM")
     rows = [header] + [(f.client, f.level, f.rule, f.tool or "(all)", f.pointer or "-", f.message) for f in findings]
     widths = [min(48, max(len(r[i]) for r in rows)) for i in range(len(header) - 1)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1] for r in rows] if findings else []
     s = summary(findings, tools, clients)
+    if toolsets:
+        lines += ["", toolset_table(toolsets), ""]
     lines.append(f"{s['tools']} tools, {', '.join(clients)}: {s['errors']} errors, {s['warnings']} warnings")
     return "\n".join(lines)
 
@@ -379,14 +449,16 @@ def page_count_notes(sizes: list[int], page_size: int, one_page_bytes: int = ONE
     return notes
 
 
-def tool_count_notes(count: int) -> list[str]:
-    """Generation-time warnings when a static catalogue outgrows what common clients handle."""
+def tool_count_notes(count: int, toolsets: bool = False) -> list[str]:
+    """Generation-time warnings when a static catalogue outgrows what common clients handle
+    (`toolsets`: it is grouped in toolsets, which a server can serve a few of)."""
     notes = []
+    fix = "serve some of its toolsets (<PREFIX>_TOOLSETS; `mcpgen lint` counts each)" if toolsets else (
+        "filter the operations (--tag, --operation, --path, or [filters] in mcpgen.toml) or generate with "
+        "--tool-mode dynamic"
+    )
     for limit, who in ((40, "Cursor sends only the first 40 tools to its model"),
                        (128, "OpenAI and VS Code (Copilot) refuse requests with more than 128 tools")):
         if count > limit:
-            notes.append(
-                f"{count} tools: {who}; filter the operations (--tag, --operation, --path, or [filters] in "
-                "mcpgen.toml) or generate with --tool-mode dynamic"
-            )
+            notes.append(f"{count} tools: {who}; {fix}")
     return notes

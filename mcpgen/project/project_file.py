@@ -35,6 +35,7 @@ from mcpgen.options import (
     RouteRule,
     SourceKind,
     ToolOverride,
+    ToolsetSpec,
     problems,
     source_problems,
 )
@@ -47,15 +48,18 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 PROJECT_FILE = "mcpgen.toml"
 
-_TOP_KEYS = ("mcpgen_version", "source", "options", "filters", "tools", "prompts", "routes", "resources")
+_TOP_KEYS = ("mcpgen_version", "source", "options", "filters", "tools", "prompts", "routes", "resources", "toolsets")
 # Options kept in tables of their own, or not kept at all (where to write, --force).
-_NOT_IN_OPTIONS_TABLE = frozenset({"output", "force", "filters", "overrides", "prompts", "routes", "resource_functions"})
+_NOT_IN_OPTIONS_TABLE = frozenset(
+    {"output", "force", "filters", "overrides", "prompts", "routes", "resource_functions", "toolsets"}
+)
 _OVERRIDE_KEYS = (*(k for k in ToolOverride.model_fields if k != "key" and k not in ANNOTATION_HINTS), "annotations")
 # [[routes]]: `match = { method, path, tag, operation }` and `as`, onto RouteRule's fields.
 _ROUTE_MATCH = {"method": "methods", "path": "path", "tag": "tags", "operation": "operations"}
 _ROUTE_FIELDS = {field: key for key, field in _ROUTE_MATCH.items()}
 _MESSAGE_KEYS = ("role", "text", "resource")
 _RESOURCE_KEYS = ("uri", "text", "mime_type")
+_TOOLSET_KEYS = tuple(k for k in ToolsetSpec.model_fields if k != "name")
 
 
 def option_keys(kind: SourceKind) -> tuple[str, ...]:
@@ -143,10 +147,12 @@ def render_project_file(project_file: ProjectFile, example_tool: str) -> str:
         else "",
         default_scopes=options.default_scopes,
         confirm=_toml(list(options.confirm)),
+        toolsets_from=options.toolsets_from or "",
     )
     tables = [_prompt_table(p) for p in options.prompts]
     tables += [_route_table(r) for r in options.routes]
     tables += [_resource_table(r) for r in options.resource_functions]
+    tables += [_toolset_table(t) for t in options.toolsets]
     return text + "".join(f"\n{table}" for table in tables)
 
 
@@ -222,6 +228,12 @@ def _resource_table(spec: ResourceSpec) -> str:
     return _table("resources", given)
 
 
+def _toolset_table(spec: ToolsetSpec) -> str:
+    given = _given(**{k: list(v) if isinstance(v, tuple) else v for k, v in spec.model_dump(exclude={"name"}).items()})
+    lines = [f"[toolsets.{_toml(spec.name)}]"] + [f"{key} = {_toml(value)}" for key, value in given.items()]
+    return "\n".join(lines) + "\n"
+
+
 # -- reading ----------------------------------------------------------------------
 
 
@@ -268,6 +280,7 @@ class _Reader:
         self.diag = diagnostics
         self.override_keys: list[str] = []  # overrides[i] is [tools.<override_keys[i]>]
         self.resource_messages: set[tuple[int, int]] = set()  # (prompt, message) given as `resource = {...}`
+        self.toolset_names: list[str] = []  # toolsets[i] is [toolsets.<toolset_names[i]>]
 
     def error(self, key: str, message: str, hint: str = "") -> None:
         self.diag.error(f"{key}: {message}", key, hint)
@@ -325,6 +338,7 @@ class _Reader:
         given["overrides"] = self.overrides(top)
         given["prompts"] = self.prompts(top)
         given["routes"] = self.routes(top)
+        given["toolsets"] = self.toolsets(top)
         given["resource_functions"] = self.tables(
             top, "resources", 'expected [[resources]] tables: function = "...", uri = "scheme://..."'
         )
@@ -366,6 +380,8 @@ class _Reader:
                 parts = list(loc)
         elif head == "resource_functions":
             parts = ["resources", *rest]
+        elif head == "toolsets" and rest and isinstance(rest[0], int) and rest[0] < len(self.toolset_names):
+            parts = ["toolsets", self.toolset_names[rest[0]], *rest[1:]]
         elif head in ("filters", "prompts"):
             parts = list(loc)
         elif head:
@@ -419,6 +435,18 @@ class _Reader:
             **{k: v for k, v in table.items() if k not in ("resource", "text")},
             **{moved[k]: v for k, v in resource.items()},
         }
+
+    def toolsets(self, top: dict[str, Any]) -> list[dict[str, Any]]:
+        toolsets = top.get("toolsets", {})
+        if not isinstance(toolsets, dict):
+            self.error("toolsets", "expected [toolsets.<name>] tables")
+            return []
+        out = []
+        for name in sorted(toolsets):
+            table = self.table(toolsets, name, f"toolsets.{name}", _TOOLSET_KEYS)
+            self.toolset_names.append(name)
+            out.append({"name": name, **table})
+        return out
 
     def routes(self, top: dict[str, Any]) -> list[dict[str, Any]]:
         out = []

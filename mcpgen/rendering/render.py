@@ -120,6 +120,7 @@ def _server_files(project: Project) -> dict[str, str]:
         "default_scopes": project.default_scopes,
         "context_tools": tuple(t.name for t in project.tools if t.call and t.call.context),
         "confirm_tools": tuple(t.name for t in project.tools if t.confirm),
+        "toolsets": {t.name: t.description for t in project.toolsets},
     }
     pkg = f"src/{project.package}"
     files = {

@@ -21,6 +21,7 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
         "uploads": openapi and any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
         "sends_bytes": openapi and _sends_bytes(project),
         "code": project.tool_mode == "code",
+        "toolsets": bool(project.toolsets),
         "project": False,  # with the project's own variables (project.env_vars)
     }
     shown = {"prefix": p, "page_size": project.page_size, "max_response_chars": project.max_response_chars}

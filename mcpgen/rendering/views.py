@@ -54,6 +54,8 @@ def tool_entry(tool: Tool) -> dict[str, Any]:
         entry["http"] = route_entry(tool.route)
     if tool.scopes is not None:
         entry["scopes"] = [list(alternative) for alternative in tool.scopes]
+    if tool.toolsets:
+        entry["toolsets"] = list(tool.toolsets)
     return entry
 
 

@@ -44,10 +44,12 @@ from . import (
     subscriptions,
     telemetry,
     tool_context,
+    toolset_tool,
+    toolsets,
 )
 from .catalog import tool_table
 from .project import current, resets
-from .registry import registry
+from .registry import ENABLE_TOOLSETS, registry
 from .state import state
 
 if (
@@ -62,12 +64,18 @@ MAX_TEXT = 100_000  # characters of an error message; results are cut at PREFIX_
 MAX_ERROR_BODY = 2_000  # characters of an upstream error body shown to the model
 
 
-@policy.per_caller  # per settings, and per OAuth caller's scopes
+@policy.per_caller  # per settings, per OAuth caller's scopes, per enabled toolsets
 def _tool_list() -> list[dict[str, Any]]:
     """The listed tools as sent on the wire: `tools.json`'s dicts as they are, with no model
-    built per tool (the SDK validates and dumps the page it is given anyway)."""
-    customs = extensions.custom_tools()
+    built per tool (the SDK validates and dumps the page it is given anyway); the toolsets
+    meta tool first, where it is served."""
     shown = {entry.name for entry in policy.visible("tool", "meta tool")}
+    listed = _catalogue_list(shown)
+    return [toolset_tool.tool_dict(), *listed] if ENABLE_TOOLSETS in shown else listed
+
+
+def _catalogue_list(shown: set[str]) -> list[dict[str, Any]]:
+    customs = extensions.custom_tools()
     if current().tool_mode == "dynamic":
         # The catalogue is reached through search_tools/describe_tool/call_tool; custom tools stay direct.
         metas = [tool for tool in dynamic.meta_tools() if tool.name in shown]
@@ -195,7 +203,7 @@ async def list_tools(
     Under `ListedTools` (the server's middleware) the page leaves out the generated tools:
     the SDK validates the envelope and custom tools, the middleware puts the page together."""
     cursor = params.cursor if params is not None else None
-    with settings.pinned() as current_settings:
+    with settings.pinned() as current_settings, toolsets.bound(ctx):
         tools, next_cursor = paging.page(
             _tool_list(),
             _tool_list_digest(),
@@ -280,7 +288,8 @@ async def call_tool(
     name, arguments = params.name, dict(params.arguments or {})
     token = tool_context.request.set((ctx, params))
     try:
-        return await _guarded_call(name, arguments)
+        with toolsets.bound(ctx):
+            return await _guarded_call(name, arguments)
     finally:
         tool_context.request.reset(token)
 
@@ -315,6 +324,9 @@ def _clean(result: Answer) -> Answer:
 
 
 async def _dispatch(name: str, arguments: dict[str, Any], meta: bool) -> Answer:
+    if meta and name == ENABLE_TOOLSETS:
+        request = tool_context.request.get()
+        return await toolset_tool.call(request[0] if request is not None else None, arguments)
     if meta and current().tool_mode == "code":
         return await code_mode.call(name, arguments, run_operation)
     if meta:
@@ -566,10 +578,13 @@ def cache_hints() -> dict[Any, CacheHint]:
     for `LIST_TTL_MS`; a restart with other settings is seen after that at the latest. The
     list is the same for every caller, but a server that requires a token (PREFIX_MCP_TOKEN)
     keeps it to callers who have one: `private` then, else `public`. Reads (resources/read)
-    are the API's data: they keep the SDK's immediately-stale, private default."""
+    are the API's data: they keep the SDK's immediately-stale, private default. The tool list
+    of a server serving `enable_toolsets` (PREFIX_TOOLSETS_DYNAMIC=1) changes per connection:
+    it keeps that default too."""
     scope: Literal["public", "private"] = "private" if settings.current().mcp_token else "public"
     hint = CacheHint(ttl_ms=LIST_TTL_MS, scope=scope)
-    return dict.fromkeys(LISTS, hint)
+    changing = current().toolsets and settings.current().toolsets_dynamic
+    return {name: hint for name in LISTS if not (changing and name == "tools/list")}
 
 
 def content_result(name: str, blocks: list[types.ContentBlock]) -> types.CallToolResult:
@@ -638,6 +653,8 @@ def server() -> Server:
                 on_unsubscribe_resource=subscriptions.unsubscribe,
                 on_subscriptions_listen=subscriptions.listen,
             )
+    if project.toolsets:  # 2026-07-28 clients hear of enabled toolsets on listen streams
+        handlers["on_subscriptions_listen"] = subscriptions.listen
     if project.has_prompts or project.has_resources:
         from .completion import complete
 
@@ -734,6 +751,7 @@ def serve_http(host: str, port: int) -> None:
     state().owns_process = True
     resource = resource_url(host, port)
     state().stateless_http = not settings.current().http_sessions  # see subscriptions.py
+    state().http = True
     app = server().streamable_http_app(
         stateless_http=not settings.current().http_sessions,
         json_response=settings.current().http_response == "json",

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 # Which servers read it: every one, OpenAPI or Python ones, or OpenAPI ones that upload files
-# (`uploads`) or send files or binary bodies (`sends_bytes`); `project`: listed with the
+# (`uploads`) or send files or binary bodies (`sends_bytes`), or servers whose tools are grouped in
+# toolsets (`toolsets`); `project`: listed with the
 # project's own variables, by the source that knows when they apply.
-Scope = Literal["all", "openapi", "python", "uploads", "sends_bytes", "project", "code"]
+Scope = Literal["all", "openapi", "python", "uploads", "sends_bytes", "project", "code", "toolsets"]
 Kind = Literal["seconds", "bytes", "count", "flag", "choice", "text", "list", "url", "path", "rate"]
 
 
@@ -80,6 +81,22 @@ SETTINGS: tuple[Setting, ...] = (
         "list",
         None,
         "Comma-separated glob patterns over the same names: matching ones are hidden and refused",
+    ),
+    Setting(
+        "TOOLSETS",
+        "list",
+        None,
+        "Comma-separated toolsets to serve (`all`: every one); the tools of the others are hidden "
+        "and refused; unset: every toolset, or none with TOOLSETS_DYNAMIC=1",
+        "toolsets",
+    ),
+    Setting(
+        "TOOLSETS_DYNAMIC",
+        "flag",
+        "0",
+        "1 = serve the `enable_toolsets` tool, which lists the toolsets and enables more for the "
+        "connection (tools list_changed); stdio, or HTTP sessions with 2025-11-25 clients",
+        "toolsets",
     ),
     Setting(
         "MCP_TOKEN",

@@ -248,9 +248,12 @@ def _index() -> tuple[list[_Document], dict[str, float]]:
 
 
 def _in_scope(name: str) -> bool:
-    """The caller's scopes allow the catalogue tool `name` (its settings were checked at `_index`)."""
+    """The caller's scopes and enabled toolsets allow the catalogue tool `name` (its settings
+    were checked at `_index`)."""
     entry = registry().get("tool", name)
-    return entry is not None and policy.scope_refusal(entry) is None
+    return (
+        entry is not None and not policy.toolset_refusal(entry) and not policy.scope_refusal(entry)
+    )
 
 
 def _score(document: _Document, terms: list[str], idf: dict[str, float]) -> float:

@@ -9,7 +9,9 @@ entry of the registry (`registry`); nothing else decides. In order:
 1. the settings, whoever calls: `PREFIX_READ_ONLY=1` hides what is not read-only (meta tools
    only read the catalogue or dispatch to a tool that is checked itself);
    `PREFIX_TOOLS_ALLOW` / `PREFIX_TOOLS_DENY` are glob patterns over every entry's name;
-2. the OAuth caller's scopes (`principal`): one of the entry's scope alternatives, all of it.
+2. the toolsets enabled for the request (`toolsets`): a tool in toolsets none of which is
+   enabled is hidden, and `enable_toolsets` is served only where enabling is kept;
+3. the OAuth caller's scopes (`principal`): one of the entry's scope alternatives, all of it.
 
 A refused entry is hidden: not listed, and a request naming it is answered like one naming
 nothing served, with the reason. Rate limits (`guard`) and the audit line (`audit`) follow in
@@ -24,16 +26,16 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
-from . import settings
+from . import settings, toolsets
 from .principal import principal
-from .registry import Entry, Kind, registry
+from .registry import ENABLE_TOOLSETS, Entry, Kind, registry
 
 T = TypeVar("T")
 
 
 def refusal(entry: Entry) -> str | None:
     """Why `entry` is hidden from and refused to the caller; None: it may be used."""
-    return settings_refusal(entry) or scope_refusal(entry)
+    return settings_refusal(entry) or toolset_refusal(entry) or scope_refusal(entry)
 
 
 def allowed(entry: Entry) -> bool:
@@ -51,6 +53,26 @@ def settings_refusal(entry: Entry) -> str | None:
     if any(fnmatch.fnmatchcase(name, p) for p in current.tools_deny):
         return f"{kind} {name!r} is in {current.variable('TOOLS_DENY')}"
     return None
+
+
+def toolset_refusal(entry: Entry) -> str | None:
+    """Why the toolsets enabled for this request hide `entry`; None: they do not."""
+    if entry.kind == "meta tool" and entry.name == ENABLE_TOOLSETS and not toolsets.dynamic():
+        variable = settings.current().variable("TOOLSETS_DYNAMIC")
+        return f"meta tool {entry.name!r} needs {variable}=1 and a connection that keeps state"
+    on = toolsets.enabled()
+    if (
+        entry.kind != "tool"
+        or not entry.toolsets
+        or on is None
+        or not on.isdisjoint(entry.toolsets)
+    ):
+        return None
+    how = settings.current().variable("TOOLSETS") + (
+        f" or {ENABLE_TOOLSETS}" if toolsets.dynamic() else ""
+    )
+    named = ", ".join(repr(name) for name in entry.toolsets)
+    return f"tool {entry.name!r} is in toolset {named}, not enabled ({how})"
 
 
 def scope_refusal(entry: Entry) -> str | None:
@@ -83,16 +105,19 @@ settings.served_tools(names_addressed)
 
 
 def per_caller(function: Callable[[], T]) -> Callable[[], T]:
-    """A no-argument function's value per settings and per caller's scopes (a few kept): what
-    a caller may see depends on nothing else."""
-    memo: OrderedDict[tuple[int, frozenset[str] | None], tuple[settings.Settings, T]]
+    """A no-argument function's value per settings, per caller's scopes and per enabled
+    toolsets (a few kept): what a caller may see depends on nothing else."""
+    memo: OrderedDict[
+        tuple[int, frozenset[str] | None, frozenset[str] | None, bool], tuple[settings.Settings, T]
+    ]
     memo = OrderedDict()
 
     @functools.wraps(function)
     def wrapper() -> T:
         now = settings.current()
         caller = principal()
-        key = (id(now), caller.scopes if caller is not None else None)
+        scopes = caller.scopes if caller is not None else None
+        key = (id(now), scopes, toolsets.enabled(), toolsets.dynamic())
         found = memo.get(key)
         if found is None or found[0] is not now:
             found = (now, function())

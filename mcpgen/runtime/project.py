@@ -59,6 +59,8 @@ class Project:
     context_tools: tuple[str, ...] = ()
     # OpenAPI tools that ask the user (elicitation) before their upstream request (`confirm`)
     confirm_tools: tuple[str, ...] = ()
+    # Toolset name -> description; each tool of tools.json names its own (PREFIX_TOOLSETS).
+    toolsets: dict[str, str] = field(default_factory=dict)
 
     def read_json(self, file: str) -> Any:
         """One of the package's data files, parsed (by pydantic_core: GitHub's 3.9 MB

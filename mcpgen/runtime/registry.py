@@ -1,7 +1,8 @@
 # mcpgen's server runtime, copied byte for byte into each generated package; edit it in mcpgen.
 """Every entry this server exposes, registered once: what each is and what access it needs.
 
-An entry is a tool (generated or from `custom_tools.py`), a dynamic-mode meta tool, a
+An entry is a tool (generated or from `custom_tools.py`), a dynamic-mode or code-mode meta
+tool, the toolsets meta tool (`enable_toolsets`, of a server whose tools are in toolsets), a
 resource, a resource template or a prompt. Completions complete a prompt's arguments or a
 template's variables, so a completion's target is the prompt or template entry itself. Each
 entry carries what the access policy (`policy`) decides on:
@@ -15,7 +16,9 @@ entry carries what the access policy (`policy`) decides on:
   else the project's `default_scopes` apply (prompts and meta tools included);
 - whether read-only mode keeps it (a tool's `readOnlyHint`; a resource is a read unless its
   operation's tool says otherwise; prompts and meta tools only read);
-- whether a call must be confirmed by the user first (`confirm`).
+- whether a call must be confirmed by the user first (`confirm`);
+- the toolsets a tool belongs to (`PREFIX_TOOLSETS`, `enable_toolsets`): () for one in none,
+  which is always served.
 
 Built once per project from its data files and the user's custom tools; nothing here
 imports a request handler, so every handler can ask it.
@@ -42,6 +45,9 @@ META_TOOL_NAMES = frozenset({SEARCH, DESCRIBE, CALL})
 # Code mode's tools (see `code_mode`): a search returning typed signatures, and an execute.
 CODE_SEARCH, EXECUTE = "search", "execute"
 CODE_TOOL_NAMES = frozenset({CODE_SEARCH, EXECUTE})
+# The toolsets meta tool (see `toolset_tool`): lists the toolsets, enables more.
+ENABLE_TOOLSETS = "enable_toolsets"
+TOOLSET_TOOL_NAMES = frozenset({ENABLE_TOOLSETS})
 Scopes = tuple[tuple[str, ...], ...]
 
 
@@ -52,6 +58,7 @@ class Entry:
     scopes: Scopes  # alternatives, one of which a caller must hold all of; (): none needed
     read_only: bool  # PREFIX_READ_ONLY=1 keeps it
     confirm: bool = False  # the user confirms each call before it is sent (`confirm`)
+    toolsets: tuple[str, ...] = ()  # a tool's toolsets; (): in none, always served
 
     @property
     def bucket(self) -> str:
@@ -129,12 +136,15 @@ def registry() -> Registry:
             default if scopes is None else scopes,
             bool(annotations.get("readOnlyHint")),
             name in confirmed,
+            tuple(data.get("toolsets", ())),
         )
     entries += tools.values()
     if project.tool_mode == "dynamic":
         entries += [Entry("meta tool", name, default, True) for name in sorted(META_TOOL_NAMES)]
     if project.tool_mode == "code":  # execute runs operations, each checked itself: read-only too
         entries += [Entry("meta tool", name, default, True) for name in sorted(CODE_TOOL_NAMES)]
+    if project.toolsets:  # it changes which tools are listed, never the API's data: read-only
+        entries.append(Entry("meta tool", ENABLE_TOOLSETS, default, True))
     for data in resource_data():
         name = data["name"]
         operation = tools.get(name)

@@ -119,6 +119,8 @@ class Settings:
     read_only: bool = False
     tools_allow: tuple[str, ...] = ()
     tools_deny: tuple[str, ...] = ()
+    toolsets: tuple[str, ...] = ()  # toolsets served from the start; ("all",): every one
+    toolsets_dynamic: bool = False  # serve `enable_toolsets` (see `toolsets`)
     rate_limit: Rate | None = None
     tool_rate_limits: dict[str, Rate] = field(default_factory=dict)
     mcp_token: str | None = None
@@ -268,6 +270,8 @@ def load(
         read_only=read("READ_ONLY", _flag, False),
         tools_allow=read("TOOLS_ALLOW", _patterns(names), ()),
         tools_deny=read("TOOLS_DENY", _patterns(names), ()),
+        toolsets=read("TOOLSETS", _toolsets(project), ()),
+        toolsets_dynamic=read("TOOLSETS_DYNAMIC", _flag, False),
         rate_limit=read("RATE_LIMIT", parse_rate, None),
         tool_rate_limits=_tool_rates(p, environ, names, problems),
         mcp_token=_mcp_token(f"{p}_{declared('MCP_TOKEN')}", environ, problems),
@@ -620,6 +624,20 @@ def _patterns(tools: Callable[[], list[str]]) -> Callable[[str, str], tuple[str,
                     f"{variable}: pattern {pattern!r} matches no tool, resource or prompt of this server"
                 )
         return patterns
+
+    return parse
+
+
+def _toolsets(project: Project) -> Callable[[str, str], tuple[str, ...]]:
+    def parse(variable: str, raw: str) -> tuple[str, ...]:
+        names = tuple(dict.fromkeys(n for n in re.split(r"[,\s]+", raw) if n))
+        unknown = [n for n in names if n != "all" and n not in project.toolsets]
+        if unknown:
+            known = ", ".join(sorted(project.toolsets)) or "none: this server has no toolsets"
+            raise SettingsError(
+                f"{variable}: no toolset {', '.join(map(repr, unknown))} (known: {known}; or `all`)"
+            )
+        return ("all",) if "all" in names else names
 
     return parse
 

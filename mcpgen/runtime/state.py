@@ -46,6 +46,13 @@ class ServerState:
     deliveries: set[Any] = field(default_factory=set)  # asyncio.Task
     bus: tuple[Any, Any] | None = None  # 2026-07-28: the SDK's subscription bus, its ListenHandler
     stateless_http: bool = False  # set by serve_http unless PREFIX_HTTP_SESSIONS
+    http: bool = False  # set by serve_http: the transport is streamable HTTP, not stdio
+    # toolsets enabled with `enable_toolsets` (`toolsets`): per handshake-era HTTP session
+    # (weakly, gone with it), and this process's (stdio: the one client's)
+    session_toolsets: weakref.WeakKeyDictionary[Any, frozenset[str]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+    process_toolsets: frozenset[str] = frozenset()
 
 
 _state: list[ServerState] = [ServerState()]
@@ -57,7 +64,9 @@ def state() -> ServerState:
 
 def _reset() -> None:
     old = _state[0]
-    _state[0] = ServerState(owns_process=old.owns_process, stateless_http=old.stateless_http)
+    _state[0] = ServerState(
+        owns_process=old.owns_process, stateless_http=old.stateless_http, http=old.http
+    )
 
 
 on_install(_reset)

@@ -19,8 +19,11 @@ Handshake-era subscriptions are kept per connection and dropped with it; unsubsc
 frees them. One connection may hold `MAX_PER_SESSION` of them and all together
 `MAX_TOTAL`: past either, `resources/subscribe` is an error saying so.
 
-The lists of tools, prompts and resources never change while a server runs, so
-`listChanged` is false in both eras.
+The lists of prompts and resources never change while a server runs, so their
+`listChanged` is false in both eras. The tool list is fixed too, but where
+`enable_toolsets` is served (`toolsets`): there `tools.listChanged` is true, and enabling a
+toolset is told on the session (handshake era) or here, to listen streams that asked for
+`toolsListChanged` (`tools_list_changed`).
 """
 
 from __future__ import annotations
@@ -31,9 +34,14 @@ from typing import Any
 
 from mcp import MCPError, types
 from mcp.server import ServerRequestContext
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourceUpdated,
+    ToolsListChanged,
+)
 
-from . import settings
+from . import settings, toolsets
 from .state import state
 
 log = logging.getLogger(__name__)
@@ -70,6 +78,11 @@ def resource_updated(uri: str) -> None:
         _start(uri)
     else:
         loop.call_soon_threadsafe(_start, uri)
+
+
+async def tools_list_changed() -> None:
+    """Tell this process's 2026-07-28 listen streams that the tool list changed."""
+    await _bus()[0].publish(ToolsListChanged())
 
 
 def _start(uri: str) -> None:
@@ -173,12 +186,14 @@ async def listen(
 
 
 def capabilities(caps: types.ServerCapabilities, modern: bool) -> types.ServerCapabilities:
-    """`caps` as this server keeps them: no list changes; `subscribe` where it is served."""
+    """`caps` as this server keeps them: no list changes but the tools' where toolsets are
+    enabled (`toolsets.changes`); `subscribe` where it is served."""
     update: dict[str, Any] = {}
     for field in ("tools", "prompts", "resources"):
         capability = getattr(caps, field)
         if capability is not None:
-            update[field] = capability.model_copy(update={"list_changed": False})
+            changes = field == "tools" and toolsets.changes(modern)
+            update[field] = capability.model_copy(update={"list_changed": changes})
     if caps.resources is not None and state().stateless_http and not modern:
         update["resources"] = update["resources"].model_copy(update={"subscribe": False})
     return caps.model_copy(update=update)

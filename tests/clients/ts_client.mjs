@@ -11,6 +11,9 @@
 //   "subscribe": [URI, ...] (v1 only) subscribes before the calls and, after them, waits for a
 //   notifications/resources/updated of each (reported as `updates`; 60 s, then it gives up).
 //   a call with "progress": true asks for progress notifications;
+//   "toolsChanged": true counts notifications/tools/list_changed from the start and, after the
+//   calls, waits for one (60 s, then it gives up) and lists again: `toolNames` (first listing),
+//   `toolsChanged` (notifications heard), `toolNamesAfter`;
 //   "client": {"elicit": {"action": "accept", "content": {...}}, "sample": "text", "logLevel": "info"}}
 // `client` (optional) declares the elicitation/sampling capabilities and answers with those values;
 // `logLevel` asks for log messages (logging/setLevel; the per-request level on 2026-07-28).
@@ -47,6 +50,7 @@ function loadSdk(which) {
       "elicitation/create": types.ElicitRequestSchema,
       "sampling/createMessage": types.CreateMessageRequestSchema,
       "notifications/message": types.LoggingMessageNotificationSchema,
+      "notifications/tools/list_changed": types.ToolListChangedNotificationSchema,
     };
     const call = (client, params, options) => client.callTool(params, undefined, options);
     return { Client, StdioClientTransport, StreamableHTTPClientTransport, methods, call };
@@ -55,7 +59,8 @@ function loadSdk(which) {
     const { Client, StreamableHTTPClientTransport } = require("@modelcontextprotocol/client");
     const { StdioClientTransport } = require("@modelcontextprotocol/client/stdio");
     const methods = { "elicitation/create": "elicitation/create", "sampling/createMessage": "sampling/createMessage",
-                      "notifications/message": "notifications/message" };
+                      "notifications/message": "notifications/message",
+                      "notifications/tools/list_changed": "notifications/tools/list_changed" };
     const call = (client, params, options) => client.callTool(params, options);
     return { Client, StdioClientTransport, StreamableHTTPClientTransport, methods, call };
   }
@@ -145,6 +150,11 @@ async function main() {
     report.listError = message(error);
   }
   report.listMs = performance.now() - start;
+  let changed = 0;
+  if (plan.toolsChanged) {
+    client.setNotificationHandler(methods["notifications/tools/list_changed"], () => { changed += 1; });
+    report.toolNames = (await listAll(sdk, client)).tools.map((t) => t.name);
+  }
   const updates = [];
   if (plan.subscribe?.length) {
     const { ResourceUpdatedNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
@@ -177,6 +187,12 @@ async function main() {
       await new Promise((done) => setTimeout(done, 20));
     }
     report.updates = updates;
+  }
+  if (plan.toolsChanged) {
+    const deadline = performance.now() + 60000; // a hang guard: the notification comes in milliseconds
+    while (changed === 0 && performance.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    report.toolsChanged = changed;
+    report.toolNamesAfter = (await listAll(sdk, client)).tools.map((t) => t.name);
   }
   await client.close();
   process.stdout.write(JSON.stringify(report) + "\n");

@@ -13,13 +13,14 @@ RUNTIME = Path(mcpgen.runtime.__file__).parent
 # Bottom to top. A module imports only modules of its own layer or lower ones.
 LAYERS: list[set[str]] = [
     {"project", "state", "settings", "principal", "redact", "patterns", "messages", "paging",
-     "results", "content", "catalog", "asgi", "json_lists", "telemetry", "replay", "declared", "sandbox"},
+     "results", "content", "catalog", "asgi", "json_lists", "telemetry", "replay", "declared", "sandbox",
+     "toolsets"},
     {"extensions", "functions", "shared", "audit"},
     {"registry"},
     {"policy", "guard"},
     {"guarded"},
     {"auth", "transport", "upstream", "tool_context", "confirm", "resources", "prompts",
-     "completion", "dynamic", "subscriptions", "code_mode"},
+     "completion", "dynamic", "subscriptions", "code_mode", "toolset_tool"},
     {"app", "oauth", "http_guard", "public", "cli"},
 ]
 

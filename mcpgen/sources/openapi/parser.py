@@ -122,7 +122,18 @@ def build_project(source: OpenApiSource) -> Project:
         icons=_logo(reader, source.info),
         model_schemas=source.model_schemas,
         files_read=source.files_read,
+        tag_parents=_tag_parents(reader),
     )
+
+
+def _tag_parents(reader: Reader) -> tuple[tuple[str, str], ...]:
+    """OpenAPI 3.2 tag `parent`s: (tag, its parent) of each top-level tag that names one."""
+    tags = reader.doc.get("tags")
+    pairs = []
+    for tag in tags if isinstance(tags, list) else ():
+        if isinstance(tag, dict) and isinstance(tag.get("name"), str) and isinstance(tag.get("parent"), str):
+            pairs.append((tag["name"], tag["parent"]))
+    return tuple(sorted(pairs))
 
 
 def _model_schemas(reader: Reader, operations: list[Operation]) -> ModelSchemas | None:
