@@ -225,7 +225,7 @@ def peer_params(python: Path, spec: str, base_url: str = "http://127.0.0.1:9") -
 
 def peer_name(operation_id: str) -> str:
     """The tool name FastMCP.from_openapi gives an operation (its default naming)."""
-    slug = re.sub(r"[\s\-\.]+", "_", operation_id.split("__")[0])
+    slug = re.sub(r"[\s\-\.]+", "_", operation_id.split("__", maxsplit=1)[0])
     slug = re.sub(r"_+", "_", re.sub(r"[^a-zA-Z0-9_]", "", slug)).strip("_")
     return slug[:56]
 
