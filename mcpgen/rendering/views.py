@@ -69,6 +69,7 @@ def route_entry(route: HttpRoute) -> dict[str, Any]:
                 "in": p.location,
                 "style": p.style,
                 "explode": p.explode,
+                **({"contentType": p.content_type} if p.content_type else {}),
             }
             for p in route.params
         ],
@@ -83,6 +84,7 @@ def route_entry(route: HttpRoute) -> dict[str, Any]:
             }
         ),
         "security": [list(requirement) for requirement in route.security],
+        **({"stream": route.response_stream} if route.response_stream else {}),
     }
 
 
