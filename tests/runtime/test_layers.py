@@ -13,7 +13,8 @@ RUNTIME = Path(mcpgen.runtime.__file__).parent
 # Bottom to top. A module imports only modules of its own layer or lower ones.
 LAYERS: list[set[str]] = [
     {"project", "state", "settings", "principal", "redact", "patterns", "messages", "paging",
-     "results", "content", "catalog", "asgi", "json_lists", "telemetry", "replay", "declared", "sandbox"},
+     "results", "content", "catalog", "asgi", "json_lists", "telemetry", "replay", "declared", "sandbox",
+     "streams"},
     {"extensions", "functions", "shared", "audit"},
     {"registry"},
     {"policy", "guard"},
