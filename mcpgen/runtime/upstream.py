@@ -424,7 +424,7 @@ def _query_string(value: Any, content_type: str) -> str:
     """A `querystring` parameter (OpenAPI 3.2) as the whole query string: an object as form
     pairs (form-urlencoded), a string as written (characters a query cannot hold
     percent-encoded), anything else as its JSON, percent-encoded."""
-    media = content_type.split(";")[0].strip().lower()
+    media = content_type.split(";", maxsplit=1)[0].strip().lower()
     if isinstance(value, dict) and media == "application/x-www-form-urlencoded":
         pairs = [pair for k, v in value.items() for pair in _query_pairs(str(k), v, "form", True)]
         return _form_encode(pairs).decode("ascii")

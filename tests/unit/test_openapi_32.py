@@ -65,10 +65,10 @@ def test_additional_operations_keep_their_method_and_fixed_ones_warn(tmp_path: P
     assert tool.annotations.read_only is False and tool.annotations.idempotent is False
     assert [p.name for p in tool.route.params] == ["id"] if tool.route else False  # the path item's
     assert warnings(items) == [
-        "/paths/~1pets~1{id}/additionalOperations/post: additional operation 'post' is a method the path item "
-        "has a field for; skipped",
-        "/paths/~1pets~1{id}/additionalOperations/BAD METHOD: additional operation 'BAD METHOD' is not an HTTP "
-        "method name (RFC 9110 token); skipped",
+        ("/paths/~1pets~1{id}/additionalOperations/post: additional operation 'post' is a method the path item "
+        "has a field for; skipped"),
+        ("/paths/~1pets~1{id}/additionalOperations/BAD METHOD: additional operation 'BAD METHOD' is not an HTTP "
+        "method name (RFC 9110 token); skipped"),
     ]
 
 
@@ -102,8 +102,8 @@ def test_querystring_parameter_is_one_argument_with_its_media_type(tmp_path: Pat
     ({"name": "q", "in": "querystring", "schema": {"type": "string"}},
      "querystring parameter 'q' needs `content` with exactly one media type; ignored"),
     ({"name": "q", "in": "querystring", "content": {"application/xml": {"schema": {"type": "string"}}}},
-     "querystring parameter 'q': media type 'application/xml' is not supported (form-urlencoded, JSON or text "
-     "are); ignored"),
+     ("querystring parameter 'q': media type 'application/xml' is not supported (form-urlencoded, JSON or text "
+     "are); ignored")),
 ])
 def test_unusable_querystring_parameters_warn(tmp_path: Path, param: dict[str, Any], message: str) -> None:
     doc = v32({"/find": {"get": {"operationId": "find", "parameters": [param], "responses": ok()}}})
@@ -119,8 +119,8 @@ def test_querystring_beside_query_parameters_warns_and_sends_both(tmp_path: Path
     ], "responses": ok()}}})
     project, items = parse(tmp_path, doc)
     assert [p.location for p in project.tools[0].route.params] == ["query", "querystring"]  # type: ignore[union-attr]
-    assert warnings(items) == ["/paths/~1find/get: a querystring parameter and query parameters in one operation "
-                               "(OpenAPI 3.2 forbids it); both are sent, the query parameters first"]
+    assert warnings(items) == [("/paths/~1find/get: a querystring parameter and query parameters in one operation "
+                               "(OpenAPI 3.2 forbids it); both are sent, the query parameters first")]
 
 
 def test_querystring_in_a_31_document_is_not_read(tmp_path: Path) -> None:
@@ -253,9 +253,9 @@ def test_item_schema_where_it_cannot_apply_warns(tmp_path: Path) -> None:
     doc = v32({"/e": {"get": {"responses": {"200": {"description": "x", "content": content}}}}})
     project, items = parse(tmp_path, doc)
     assert project.tools[0].route.response_stream is None  # type: ignore[union-attr]
-    assert warnings(items) == ["/paths/~1e/get/responses/200/content/application~1json/itemSchema: `itemSchema` on "
+    assert warnings(items) == [("/paths/~1e/get/responses/200/content/application~1json/itemSchema: `itemSchema` on "
                                "'application/json', which mcpgen does not read as a sequence (JSON Lines, JSON Seq "
-                               "and server-sent events are); ignored"]
+                               "and server-sent events are); ignored")]
     old = spec({"/e": {"get": {"responses": {"200": {"description": "x", "content": {
         "application/jsonl": {"itemSchema": EVENT}}}}}}}, "3.1.0")
     project, items = parse(tmp_path, old)
