@@ -85,7 +85,7 @@ class _Records:
         if line.startswith(":"):
             return []
         name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
+        value = value.removeprefix(" ")
         if name == "data":
             self.data.append(value)
         elif name in ("event", "id"):

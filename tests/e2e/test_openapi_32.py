@@ -25,6 +25,7 @@ from tests.npm import ensure_installed, node, package_path
 
 from .conftest import http_server, server_env
 from .feeds_upstream import FeedsUpstream
+from .projects import assert_mypy_strict_and_ruff
 
 pytestmark = pytest.mark.anyio
 
@@ -138,6 +139,12 @@ async def test_query_custom_method_and_querystring_reach_the_upstream(project: P
     assert sent == [("QUERY", "/v1/search", ""), ("GET", "/v1/find", "kind=a%20b&after=3"), ("LINK", "/v1/events/5",
                                                                                               "key=legacy")]
     assert feeds.requests[0].headers.get("x-api-key") == KEY
+
+
+def test_the_generated_project_passes_mypy_strict_and_ruff(project: Path,
+                                                           tmp_path_factory: pytest.TempPathFactory) -> None:
+    """QUERY, LINK, a querystring and streamed results in the typed API (`operations`) too."""
+    assert_mypy_strict_and_ruff(project, tmp_path_factory.mktemp("mypy-feeds"))
 
 
 # -- TypeScript clients ------------------------------------------------------------------

@@ -117,7 +117,7 @@ def _stream(reader: Reader, media: str, node: Any, pointer: str) -> Response:
     if defs:
         schema["$defs"] = defs
     fmt = v32.stream_format(media)
-    return Response(with_content_id(schema), False, "json", "dict[str, Any]", stream=fmt, stream_media=media)
+    return Response(with_content_id(schema), False, "json", "Any", stream=fmt, stream_media=media)
 
 
 def _component(raw: Any) -> tuple[str | None, bool]:
