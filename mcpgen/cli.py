@@ -177,7 +177,7 @@ def main_options(
 
 @app.command("from-openapi")
 def from_openapi(
-    spec: Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1 (or Swagger 2.0) file, YAML or JSON.")],
+    spec: Annotated[Path, typer.Argument(help="OpenAPI 3.0/3.1/3.2 (or Swagger 2.0) file, YAML or JSON.")],
     output: OutputOption = None,
     name: NameOption = None,
     force: ForceOption = False,

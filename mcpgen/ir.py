@@ -10,8 +10,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 JsonSchema = dict[str, Any]
-ParamLocation = Literal["path", "query", "header", "cookie"]
+# `querystring` (OpenAPI 3.2): the whole query string, one value serialized by its `content_type`.
+ParamLocation = Literal["path", "query", "querystring", "header", "cookie"]
 ResponseKind = Literal["json", "text", "binary", "empty"]
+# A sequential response (OpenAPI 3.2 `itemSchema`): JSON Lines, JSON Text Sequences (RFC 7464)
+# or server-sent events, read item by item.
+StreamFormat = Literal["jsonl", "json-seq", "sse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,7 @@ class HttpParam:
     explode: bool
     python_name: str
     python_type: str
+    content_type: str | None = None  # a `querystring` parameter's media type (how it is serialized)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +107,9 @@ class HttpRoute:
     # the source; the models stage types the route with its class, when one is generated.
     response_component: str | None = None
     response_is_list: bool = False
+    # A sequential success response: read item by item within the stream limits, each item a
+    # progress notification, the result `{"items": [...], "complete": ..., "note": ...}`.
+    response_stream: StreamFormat | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +197,26 @@ class SecurityScheme:
     env_vars: tuple[str, ...]
     description: str
     token_url: str | None = None  # oauth2 client-credentials flow's tokenUrl, as the spec writes it
+    deprecated: bool = False  # the spec marks the scheme deprecated (OpenAPI 3.2); still used
+    # OAuth2 (OpenAPI 3.2): the device authorization flow's endpoint (the server does not run that
+    # flow: a token obtained with it is set in the environment) and the RFC 8414 metadata URL.
+    device_authorization_url: str | None = None
+    metadata_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """A tag the spec declares, with OpenAPI 3.2's metadata: `parent` names the tag it nests
+    under (checked: declared, no cycle), `root` the top-level tag it is folded into (itself when
+    it has no parent), `kind` its category as written (`nav`, `badge`, `audience`...)."""
+
+    name: str
+    summary: str
+    description: str
+    parent: str | None
+    root: str
+    kind: str | None
+    origin: Origin
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,3 +309,4 @@ class Project:
     files_read: tuple[str, ...] = ()  # every file (or URL) the source was read from, as diagnostics name them
     toolsets: tuple[Toolset, ...] = ()  # sorted by name; each tool names its own (`Tool.toolsets`)
     tag_parents: tuple[tuple[str, str], ...] = ()  # OpenAPI 3.2 tag `parent`s: (tag, parent), sorted
+    tags: tuple[Tag, ...] = ()  # the spec's declared tags, in its order (tools name them in `Tool.tags`)

@@ -16,6 +16,7 @@ _SCOPES = {
     "python": "Python servers",
     "uploads": "OpenAPI servers whose tools upload files",
     "sends_bytes": "OpenAPI servers that send files or binary bodies",
+    "streams": "OpenAPI servers with a streamed response (3.2 sequential media)",
     "project": "OpenAPI servers, as their spec calls for",
     "code": "servers in code tool mode",
     "toolsets": "servers whose tools are grouped in toolsets",

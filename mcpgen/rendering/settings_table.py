@@ -20,6 +20,7 @@ def _runtime_env_vars(project: Project) -> list[dict[str, Any]]:
         "python": not openapi,
         "uploads": openapi and any(f.file for t in project.tools if t.route and t.route.body for f in t.route.body.fields),
         "sends_bytes": openapi and _sends_bytes(project),
+        "streams": openapi and any(t.route and t.route.response_stream for t in project.tools),
         "code": project.tool_mode == "code",
         "toolsets": bool(project.toolsets),
         "project": False,  # with the project's own variables (project.env_vars)

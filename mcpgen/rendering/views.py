@@ -71,6 +71,7 @@ def route_entry(route: HttpRoute) -> dict[str, Any]:
                 "in": p.location,
                 "style": p.style,
                 "explode": p.explode,
+                **({"contentType": p.content_type} if p.content_type else {}),
             }
             for p in route.params
         ],
@@ -85,6 +86,7 @@ def route_entry(route: HttpRoute) -> dict[str, Any]:
             }
         ),
         "security": [list(requirement) for requirement in route.security],
+        **({"stream": route.response_stream} if route.response_stream else {}),
     }
 
 

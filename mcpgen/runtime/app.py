@@ -426,10 +426,12 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> Answer:
         refused = await confirm.check(name, tool_table()[name]["http"], arguments)
         if refused is not None:
             return refused
+    route = tool_table()[name]["http"]
     try:
-        response = await _with_heartbeat(
-            lambda: upstream.send(tool_table()[name]["http"], arguments)
-        )
+        if route.get("stream"):  # each item is a progress notification: no heartbeat beside them
+            response = await upstream.send(route, arguments, on_item=_item_progress())
+        else:
+            response = await _with_heartbeat(lambda: upstream.send(route, arguments))
     except upstream.InvalidArgument as exc:
         telemetry.outcome("invalid", "invalid_arguments")
         return error_result(f"Invalid arguments:\n{exc}")
@@ -441,6 +443,25 @@ async def _call_http(name: str, arguments: dict[str, Any]) -> Answer:
         audit.mark("rate_limited")
         return error_result(message)
     return _http_result(name, response)
+
+
+MAX_ITEM_MESSAGE = 2_000  # characters of one streamed item in its progress notification
+
+
+def _item_progress() -> Callable[[int, Any], Awaitable[None]] | None:
+    """A progress notification per streamed item (`progress` the items so far, `message` the
+    item as JSON, redacted and cut), when the client sent a progressToken; else None."""
+    request = tool_context.request.get()
+    meta = getattr(request[0], "meta", None) if request is not None else None
+    if request is None or not meta or meta.get("progress_token") is None:
+        return None
+    session = request[0].session
+
+    async def report(count: int, item: Any) -> None:
+        text = json.dumps(redact.clean_value(item), ensure_ascii=False, default=str)
+        await session.report_progress(count, None, _clip(text, MAX_ITEM_MESSAGE))
+
+    return report
 
 
 async def _with_heartbeat(work: Callable[[], Awaitable[T]]) -> T:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 # Which servers read it: every one, OpenAPI or Python ones, or OpenAPI ones that upload files
-# (`uploads`) or send files or binary bodies (`sends_bytes`), or servers whose tools are grouped in
+# (`uploads`), send files or binary bodies (`sends_bytes`) or read streamed responses
+# (`streams`: OpenAPI 3.2 sequential media types), or servers whose tools are grouped in
 # toolsets (`toolsets`); `project`: listed with the
 # project's own variables, by the source that knows when they apply.
-Scope = Literal["all", "openapi", "python", "uploads", "sends_bytes", "project", "code", "toolsets"]
+Scope = Literal["all", "openapi", "python", "uploads", "sends_bytes", "streams", "project", "code", "toolsets"]
 Kind = Literal["seconds", "bytes", "count", "flag", "choice", "text", "list", "url", "path", "rate"]
 
 
@@ -283,6 +284,22 @@ SETTINGS: tuple[Setting, ...] = (
         "Larger upstream bodies (counted decompressed) are refused, not read: bytes, or e.g. "
         "20MB, 512KiB",
         "openapi",
+    ),
+    Setting(
+        "STREAM_MAX_ITEMS",
+        "count",
+        "1000",
+        "Items read from a streamed (JSON Lines, JSON Seq, server-sent events) response; past "
+        "it the stream is closed and the result says so",
+        "streams",
+    ),
+    Setting(
+        "STREAM_MAX_BYTES",
+        "bytes",
+        "1MB",
+        "Bytes read from a streamed response (counted decompressed); past it the stream is "
+        "closed and the result says so",
+        "streams",
     ),
     Setting(
         "CA_BUNDLE",

@@ -44,6 +44,8 @@ CALL_TIMEOUT_FACTOR = 2  # unset PREFIX_CALL_TIMEOUT: this many times PREFIX_TIM
 DEFAULT_MAX_CONNECTIONS = 100  # upstream connections open at once (httpx's default)
 DEFAULT_MAX_RESPONSE_BYTES = 20_000_000  # an upstream body, counted after decompression
 DEFAULT_MAX_UPLOAD_BYTES = 50_000_000  # one file part or binary body sent upstream
+DEFAULT_STREAM_MAX_ITEMS = 1_000  # items of one sequential (streamed) response read
+DEFAULT_STREAM_MAX_BYTES = 1_000_000  # bytes of one sequential response read, counted decoded
 MIN_BYTES = 1_000
 DEFAULT_REDIS_TIMEOUT = 0.25  # one shared rate-limit check (see `shared`), connecting included
 DEFAULT_PROGRESS_INTERVAL = 5.0  # seconds between heartbeats while an upstream call runs
@@ -101,6 +103,8 @@ class Settings:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
+    stream_max_items: int = DEFAULT_STREAM_MAX_ITEMS
+    stream_max_bytes: int = DEFAULT_STREAM_MAX_BYTES
     ca_bundle: str | None = None
     upload_dir: str | None = None
     page_size: int = 25
@@ -251,6 +255,8 @@ def load(
         max_connections=read("MAX_CONNECTIONS", _whole(1), DEFAULT_MAX_CONNECTIONS),
         max_response_bytes=read("MAX_RESPONSE_BYTES", _bytes, DEFAULT_MAX_RESPONSE_BYTES),
         max_upload_bytes=read("MAX_UPLOAD_BYTES", _bytes, DEFAULT_MAX_UPLOAD_BYTES),
+        stream_max_items=read("STREAM_MAX_ITEMS", _whole(1), DEFAULT_STREAM_MAX_ITEMS),
+        stream_max_bytes=read("STREAM_MAX_BYTES", _bytes, DEFAULT_STREAM_MAX_BYTES),
         ca_bundle=read("CA_BUNDLE", _existing_path, None),
         upload_dir=read("UPLOAD_DIR", _directory, None),
         page_size=read("PAGE_SIZE", _whole(1), project.page_size),

@@ -32,7 +32,7 @@ from . import audit, settings
 from .guard import parse_retry_after
 from .settings import SettingsError
 
-IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "QUERY"})  # QUERY: OpenAPI 3.2
 RETRY_STATUSES = frozenset({502, 503, 504})
 # Failures where the request most likely never ran, or the connection broke under it.
 RETRY_ERRORS = (

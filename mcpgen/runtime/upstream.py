@@ -7,7 +7,9 @@ percent-encoded whole, so `../` or `?` in a value cannot change the request targ
 
 Bounded: a call ends within `PREFIX_CALL_TIMEOUT` (connect, send, every read, retries and
 their waits); a body is streamed and refused past `PREFIX_MAX_RESPONSE_BYTES`, counted after
-decompression; a file or binary body sent is refused past `PREFIX_MAX_UPLOAD_BYTES`.
+decompression; a file or binary body sent is refused past `PREFIX_MAX_UPLOAD_BYTES`. A
+streamed response (a route with `stream`: JSON Lines, JSON Seq, server-sent events) is read
+item by item within the stream limits (`streams`) and answered as one JSON summary.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from urllib.parse import quote
 import anyio
 import httpx2
 
-from . import audit, auth, extensions, replay, settings, telemetry, transport
+from . import audit, auth, extensions, replay, settings, streams, telemetry, transport
 
 MissingCredential = auth.MissingCredential  # re-exported: callers of `operations` catch it here
 
@@ -50,6 +52,8 @@ class ApiError(Exception):
 
 
 MAX_REDIRECTS = 5
+# A stream stops at the call's deadline with what it read; the call's own cut comes this much later.
+STREAM_GRACE = 1.0
 _client: httpx2.AsyncClient | None = None
 
 
@@ -72,10 +76,15 @@ async def _on_response(response: httpx2.Response) -> None:
 
 
 async def send(
-    route: Mapping[str, Any], arguments: Mapping[str, Any], client: httpx2.AsyncClient | None = None
+    route: Mapping[str, Any],
+    arguments: Mapping[str, Any],
+    client: httpx2.AsyncClient | None = None,
+    on_item: streams.OnItem | None = None,
 ) -> httpx2.Response:
     """Send one operation's request; return the response, whatever its status, its body read
-    (decoded) in full. Raises UpstreamError past the call's deadline or the body size limit."""
+    (decoded) in full. Raises UpstreamError past the call's deadline or the body size limit.
+    A streamed 2xx response comes back as its JSON summary (`streams.Stream.summary`), each
+    item handed to `on_item` as it was read."""
     current = settings.current()
     base = current.base_url
     if not base:
@@ -84,15 +93,18 @@ async def send(
         )
     http = client or shared_client()
     method, url = route["method"], base + route["path"]
-    with anyio.move_on_after(current.call_timeout):
+    stream = None
+    if route.get("stream"):
+        stream = _Streaming(route["stream"], on_item, anyio.current_time() + current.call_timeout)
+    with anyio.move_on_after(current.call_timeout + (STREAM_GRACE if stream else 0.0)):
         url, request, fetched_tokens = await _prepare(route, arguments, base, http)
         template = route["path"]
-        response = await _send(http, method, url, request, template)
+        response = await _send(http, method, url, request, template, stream)
         if response.status_code == 401 and fetched_tokens:
             # The cached OAuth2 token may have been revoked before its expiry: fetch a new one, once.
             auth.forget(fetched_tokens)
             url, request, _ = await _prepare(route, arguments, base, http)
-            response = await _send(http, method, url, request, template)
+            response = await _send(http, method, url, request, template, stream)
         return response
     audit.note_upstream("CallTimeout")  # reached only when the deadline cancelled the call
     raise UpstreamError(
@@ -109,6 +121,7 @@ async def _prepare(
     headers: dict[str, str] = {}
     cookies: dict[str, str] = {}
     query: list[tuple[str, str]] = []
+    raw_query = ""  # a `querystring` parameter's value: the query string, already encoded
     path = route["path"]
     for param in route["params"]:
         if param["argument"] not in arguments or arguments[param["argument"]] is None:
@@ -122,6 +135,8 @@ async def _prepare(
             path = path.replace("{" + param["name"] + "}", expanded)
         elif where == "query":
             query.extend(_query_pairs(param["name"], value, param["style"], param["explode"]))
+        elif where == "querystring":
+            raw_query = _query_string(value, param.get("contentType", ""))
         elif where == "header":
             headers[param["name"]] = _header_value(
                 param["argument"], _simple(value, param["explode"])
@@ -129,6 +144,8 @@ async def _prepare(
         else:
             cookies[param["name"]] = _simple(value, param["explode"])
     request: dict[str, Any] = {"headers": headers, "params": query}
+    if raw_query:
+        request["raw_query"] = raw_query
     if route["body"] is not None:  # before credentials: a bad argument fetches no token
         body_arguments, content_type = _body(route["body"], arguments)
         request.update(body_arguments)
@@ -144,15 +161,29 @@ async def _prepare(
     return base + path, request, fetched
 
 
+class _Streaming:
+    """How to read a streamed response: its format, who hears each item, when to stop."""
+
+    def __init__(self, fmt: str, on_item: streams.OnItem | None, deadline: float) -> None:
+        self.fmt, self.on_item, self.deadline = fmt, on_item, deadline
+
+
 async def _send(
-    http: httpx2.AsyncClient, method: str, url: str, request: dict[str, Any], template: str
+    http: httpx2.AsyncClient,
+    method: str,
+    url: str,
+    request: dict[str, Any],
+    template: str,
+    stream: _Streaming | None = None,
 ) -> httpx2.Response:
     current = settings.current()
     try:
         keyed = bool(current.idempotency_key and current.idempotency_key in request["headers"])
         return await transport.send_with_retries(
             method,
-            lambda resend: _send_following(http, method, url, dict(request), template, resend),
+            lambda resend: _send_following(
+                http, method, url, dict(request), template, resend, stream
+            ),
             keyed,
         )
     except httpx2.PoolTimeout:
@@ -188,12 +219,17 @@ async def _send_following(
     request: dict[str, Any],
     template: str,
     resend: int = 0,
+    stream: _Streaming | None = None,
 ) -> httpx2.Response:
     """Follow redirects only within the API's origin, so credentials never reach another host;
-    the final response's body read within the size limit."""
+    the final response's body read within the size limit (a stream's within its own)."""
     # Merge rather than replace: a path key may carry its own query (`/alerts?lat={lat}`).
     params = request.pop("params", [])
+    raw_query: str = request.pop("raw_query", "")
     target = httpx2.URL(url).copy_merge_params(params) if params else httpx2.URL(url)
+    if raw_query:  # appended as encoded: httpx2 would re-encode a query it parses
+        joined = target.query + b"&" if target.query else b""
+        target = target.copy_with(query=joined + raw_query.encode("ascii"))
     outgoing = http.build_request(method, target, **request)
     for _ in range(MAX_REDIRECTS + 1):
         headers = outgoing.headers
@@ -201,6 +237,8 @@ async def _send_following(
             response = await http.send(outgoing, follow_redirects=False, stream=True)
             status(response.status_code)
             following = response.next_request
+            if following is None and stream is not None and 200 <= response.status_code < 300:
+                return await _read_stream(response, stream)
             if following is None:
                 return await _read_body(response, method, url)
         await response.aclose()  # a redirect's body is not wanted
@@ -265,6 +303,37 @@ async def _read_body(response: httpx2.Response, method: str, url: str) -> httpx2
     read.headers["Content-Length"] = str(size)
     read.elapsed = response.elapsed
     return read
+
+
+async def _read_stream(response: httpx2.Response, stream: _Streaming) -> httpx2.Response:
+    """A streamed response read item by item, as a response whose JSON body is the summary."""
+    current = settings.current()
+    read = await streams.read(
+        response,
+        stream.fmt,
+        stream.on_item,
+        current.stream_max_items,
+        current.stream_max_bytes,
+        stream.deadline,
+    )
+    if read.note:
+        read.note += (
+            f" ({current.variable('STREAM_MAX_ITEMS')}, {current.variable('STREAM_MAX_BYTES')} and "
+            f"{current.variable('CALL_TIMEOUT')} bound a stream)"
+        )
+    body = json.dumps(read.summary(), ensure_ascii=False).encode()
+    skipped = ("content-encoding", "transfer-encoding", "content-length", "content-type")
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in skipped]
+    headers.append(("Content-Type", "application/json"))
+    summary = httpx2.Response(
+        response.status_code,
+        headers=headers,
+        content=body,
+        request=response.request,
+        extensions=response.extensions,
+    )
+    summary.elapsed = response.elapsed
+    return summary
 
 
 def _same_origin(a: httpx2.URL, b: httpx2.URL) -> bool:
@@ -349,6 +418,19 @@ def _query_pairs(name: str, value: Any, style: str, explode: bool) -> list[tuple
             return [(str(k), _scalar(v)) for k, v in value.items()]
         return [(name, ",".join(f"{k},{_scalar(v)}" for k, v in value.items()))]
     return [(name, _scalar(value))]
+
+
+def _query_string(value: Any, content_type: str) -> str:
+    """A `querystring` parameter (OpenAPI 3.2) as the whole query string: an object as form
+    pairs (form-urlencoded), a string as written (characters a query cannot hold
+    percent-encoded), anything else as its JSON, percent-encoded."""
+    media = content_type.split(";", maxsplit=1)[0].strip().lower()
+    if isinstance(value, dict) and media == "application/x-www-form-urlencoded":
+        pairs = [pair for k, v in value.items() for pair in _query_pairs(str(k), v, "form", True)]
+        return _form_encode(pairs).decode("ascii")
+    if isinstance(value, str) and not media.endswith(("/json", "+json")):
+        return quote(value, safe="=&+;,/?:@!$'()*~%")
+    return quote(json.dumps(value, ensure_ascii=False, separators=(",", ":")), safe="")
 
 
 def _header_value(argument: str, value: str) -> str:

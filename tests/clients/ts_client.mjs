@@ -23,7 +23,7 @@
 // The packages are loaded from $MCPGEN_NPM_PREFIX (default: the repo's .ci/npm).
 //
 // Prints one JSON object on stdout: {sdk, protocolVersion, connectMs, listMs, pages, tools,
-// listError, firstCallMs, calls: [{name, ok, isError, error, contentTypes, texts, structured, progress}],
+// listError, firstCallMs, calls: [{name, ok, isError, error, contentTypes, texts, structured, progress, progressMessages}],
 // logs: [data], elicitations: [message], samplings: [text]}.
 // A thrown error is reported, never swallowed: `ok: false` with the client's own message.
 
@@ -164,9 +164,11 @@ async function main() {
   for (const call of plan.calls ?? []) {
     start = performance.now();
     const entry = { name: call.name, ok: false, isError: null, error: null, contentTypes: [], texts: [], structured: false,
-                    progress: [] };
+                    progress: [], progressMessages: [] };
     try {
-      const options = call.progress ? { onprogress: (p) => entry.progress.push(p.progress) } : undefined;
+      const options = call.progress
+        ? { onprogress: (p) => { entry.progress.push(p.progress); entry.progressMessages.push(p.message ?? null); } }
+        : undefined;
       const result = await callTool(client, { name: call.name, arguments: call.arguments ?? {} }, options);
       entry.ok = true;
       entry.isError = result.isError === true;

@@ -14,7 +14,7 @@ RUNTIME = Path(mcpgen.runtime.__file__).parent
 LAYERS: list[set[str]] = [
     {"project", "state", "settings", "principal", "redact", "patterns", "messages", "paging",
      "results", "content", "catalog", "asgi", "json_lists", "telemetry", "replay", "declared", "sandbox",
-     "toolsets"},
+     "toolsets", "streams"},
     {"extensions", "functions", "shared", "audit"},
     {"registry"},
     {"policy", "guard"},

@@ -10,9 +10,10 @@ from pydantic import ValidationError
 
 from mcpgen.diagnostics import Topic, join_pointer
 from mcpgen.options import OperationFilter
+from mcpgen.sources.openapi import v32
 from mcpgen.sources.openapi.reader import Operation, Reader, first_error
 
-METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+METHODS = v32.FIXED_METHODS
 
 
 def select_operations(reader: Reader) -> list[Operation]:
@@ -30,15 +31,14 @@ def select_operations(reader: Reader) -> list[Operation]:
         if not isinstance(item, dict):
             reader.diag.skipped("path item is not an object; skipped", "not an object", item_pointer)
             continue
-        for method, node in item.items():
-            if method not in METHODS or node is None:
-                continue
-            pointer = join_pointer(item_pointer, method)
+        fixed = [(m, n, join_pointer(item_pointer, m)) for m, n in item.items() if m in METHODS and n is not None]
+        extra = v32.extra_operations(item, item_pointer, reader.openapi_32, reader.diag)
+        for method, node, pointer in [*fixed, *extra]:
             if not isinstance(node, dict):
                 reader.diag.skipped("operation is not an object; skipped", "not an object", pointer)
                 continue
             try:
-                reader.models.Operation.model_validate(_schemas_blanked(node))
+                reader.models.Operation.model_validate(_schemas_blanked(v32.as_31(node)))
             except ValidationError as exc:
                 reader.diag.skipped(f"invalid operation, skipped: {first_error(exc)}", "invalid operation", pointer)
                 continue
@@ -49,7 +49,7 @@ def select_operations(reader: Reader) -> list[Operation]:
                 )
                 continue
             wanted = op_id if isinstance(op_id, str) and op_id.strip() else f"{method}_{path}"
-            operations.append(Operation(f"{method.upper()} {path}", wanted, path, method, node, item, pointer))
+            operations.append(Operation(f"{wire_method(method)} {path}", wanted, path, method, node, item, pointer))
     if deprecated and not filters.include_deprecated:
         reader.diag.info(
             f"{deprecated} deprecated operation{'s' if deprecated != 1 else ''} skipped",
@@ -59,11 +59,16 @@ def select_operations(reader: Reader) -> list[Operation]:
     return operations
 
 
+def wire_method(method: str) -> str:
+    """The method as sent: a fixed field's name upper-cased, an additional operation's as written."""
+    return method.upper() if method in METHODS or method == v32.QUERY else method
+
+
 def _selected(filters: OperationFilter, path: str, method: str, node: dict[str, Any]) -> bool:
     """Whether the operation passes the project's filters (deprecated ones only when asked)."""
     if node.get("deprecated") is True and not filters.include_deprecated:
         return False
-    if filters.methods and method.upper() not in filters.methods:
+    if filters.methods and wire_method(method).upper() not in filters.methods:
         return False
     tags = [t for t in node.get("tags") or [] if isinstance(t, str)] if isinstance(node.get("tags"), list) else []
     raw_id = node.get("operationId")

@@ -11,7 +11,7 @@ from mcpgen.diagnostics import join_pointer
 from mcpgen.ir import JsonSchema, ParamLocation
 from mcpgen.sources.openapi.reader import Operation, Reader, text
 
-LOCATION_ORDER = {"path": 0, "query": 1, "header": 2, "cookie": 3}
+LOCATION_ORDER = {"path": 0, "query": 1, "querystring": 2, "header": 3, "cookie": 4}
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})  # the server sets these
 
 
@@ -25,6 +25,7 @@ class Param:
     required: bool
     style: str
     explode: bool
+    content_type: str | None = None  # `querystring`: the media type its value is serialized as
 
 
 def parameters(reader: Reader, op: Operation) -> list[Param] | None:
@@ -41,10 +42,16 @@ def parameters(reader: Reader, op: Operation) -> list[Param] | None:
                 continue
             merged[(str(node["name"]), str(node["in"]))] = (node, p)
     path_names = set(re.findall(r"{([^}/]+)}", op.path))
-    out = []
+    out: list[Param] = []
     for (wire, location), (node, pointer) in merged.items():
-        if not _is_param_location(location):
-            reader.warn(f"parameter location {location!r} is not supported; ignored", pointer)
+        if not _is_param_location(location) or (location == "querystring" and not reader.openapi_32):
+            hint = "`in: querystring` is OpenAPI 3.2; declare `openapi: 3.2.0`" if location == "querystring" else ""
+            reader.warn(f"parameter location {location!r} is not supported; ignored", pointer, hint)
+            continue
+        if location == "querystring":
+            param = _querystring(reader, node, pointer, wire, out)
+            if param is not None:
+                out.append(param)
             continue
         if location == "header" and wire.lower() in _IGNORED_HEADERS:
             continue
@@ -61,6 +68,11 @@ def parameters(reader: Reader, op: Operation) -> list[Param] | None:
         explode = node.get("explode")
         explode = bool(explode) if explode is not None else style == "form"
         out.append(Param(location, wire, schema, required, style, explode))
+    if any(p.location == "querystring" for p in out) and any(p.location == "query" for p in out):
+        reader.warn(
+            "a querystring parameter and query parameters in one operation (OpenAPI 3.2 forbids it); "
+            "both are sent, the query parameters first", op.pointer,
+        )
     missing = path_names - {p.wire for p in out if p.location == "path"}
     if missing:
         reader.diag.skipped(
@@ -70,6 +82,30 @@ def parameters(reader: Reader, op: Operation) -> list[Param] | None:
         return None
     out.sort(key=lambda p: LOCATION_ORDER[p.location])
     return out
+
+
+def _querystring(reader: Reader, node: dict[str, Any], pointer: str, wire: str, out: list[Param]) -> Param | None:
+    """A 3.2 `in: querystring` parameter: the whole query string, one value described by its
+    one `content` entry (form-urlencoded: an object's properties as pairs; JSON or text: the
+    serialized value, percent-encoded, as the query string)."""
+    content = node.get("content")
+    if not isinstance(content, dict) or len(content) != 1:
+        reader.warn(f"querystring parameter {wire!r} needs `content` with exactly one media type; ignored", pointer)
+        return None
+    if any(p.location == "querystring" for p in out):
+        reader.warn(f"querystring parameter {wire!r}: an operation has at most one; ignored", pointer)
+        return None
+    media = str(next(iter(content)))
+    base = media.split(";", maxsplit=1)[0].strip().lower()
+    if not (base == "application/x-www-form-urlencoded" or base.startswith("text/") or base == "application/json"
+            or base.endswith("+json")):
+        reader.warn(
+            f"querystring parameter {wire!r}: media type {media!r} is not supported (form-urlencoded, JSON or "
+            "text are); ignored", pointer,
+        )
+        return None
+    schema = _parameter_schema(reader, node, pointer)
+    return Param("querystring", wire, schema, node.get("required") is True, "form", True, media)
 
 
 def _is_param_location(location: str) -> TypeGuard[ParamLocation]:

@@ -1,4 +1,4 @@
-"""OpenAPI 3.0 / 3.1 → IR: the document read (its overlays applied), bundled and checked, then the project built from
+"""OpenAPI 3.0 / 3.1 / 3.2 → IR: the document read (its overlays applied), bundled and checked, then the project built from
 its parts (operations, parameters, bodies, responses, security, tools: a module each).
 
 Each operation is validated on its own, so one malformed operation is dropped with a
@@ -19,7 +19,7 @@ from mcpgen.ir import EnvVar, Icon, ModelSchemas, Project, SecurityScheme
 from mcpgen.options import IconSpec
 from mcpgen.runtime import declared
 from mcpgen.schema.output import subschema_budget
-from mcpgen.sources.openapi import security
+from mcpgen.sources.openapi import security, v32
 from mcpgen.sources.openapi.document import load_document
 from mcpgen.sources.openapi.model_schemas import model_schemas
 from mcpgen.sources.openapi.operations import select_operations
@@ -27,6 +27,7 @@ from mcpgen.sources.openapi.overlay import apply_overlays
 from mcpgen.sources.openapi.reader import OpenApiOptions, Operation, Reader
 from mcpgen.sources.openapi.refs import bundle
 from mcpgen.sources.openapi.swagger2 import is_swagger2, to_openapi3
+from mcpgen.sources.openapi.tags import tags
 from mcpgen.sources.openapi.tools import tools
 from mcpgen.transforms import icons
 
@@ -65,7 +66,10 @@ def read_openapi(path: Path, options: OpenApiOptions, diagnostics: Diagnostics) 
         diagnostics.info("Swagger 2.0 document: converted to OpenAPI 3.0 before parsing")
         document = to_openapi3(document, diagnostics)
     read = [str(path), *map(str, options.overlays)]
-    document = bundle(document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read)
+    self_uri = v32.base_uri(document, diagnostics)
+    document = bundle(
+        document, path, diagnostics, options.allow_remote_refs, options.allow_refs_outside, read, self_uri
+    )
     reader = Reader(path, document, options, diagnostics)
     info = reader.doc.get("info")
     info = info if isinstance(info, dict) else {}
@@ -105,6 +109,7 @@ def build_project(source: OpenApiSource) -> Project:
     generic = not schemes and bool(converted)
     if generic:
         env_vars.extend(security.generic_credentials(reader, prefix))
+    declared_tags = tags(reader)
     return Project(
         name=name,
         package=naming.package_name(name),
@@ -122,18 +127,10 @@ def build_project(source: OpenApiSource) -> Project:
         icons=_logo(reader, source.info),
         model_schemas=source.model_schemas,
         files_read=source.files_read,
-        tag_parents=_tag_parents(reader),
+        tags=declared_tags,
+        # the checked hierarchy (unknown parents and cycles already made top-level)
+        tag_parents=tuple(sorted((tag.name, tag.parent) for tag in declared_tags if tag.parent)),
     )
-
-
-def _tag_parents(reader: Reader) -> tuple[tuple[str, str], ...]:
-    """OpenAPI 3.2 tag `parent`s: (tag, its parent) of each top-level tag that names one."""
-    tags = reader.doc.get("tags")
-    pairs = []
-    for tag in tags if isinstance(tags, list) else ():
-        if isinstance(tag, dict) and isinstance(tag.get("name"), str) and isinstance(tag.get("parent"), str):
-            pairs.append((tag["name"], tag["parent"]))
-    return tuple(sorted(pairs))
 
 
 def _model_schemas(reader: Reader, operations: list[Operation]) -> ModelSchemas | None:

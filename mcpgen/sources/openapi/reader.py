@@ -44,6 +44,7 @@ class Reader:
         self.upload_env = "UPLOAD_DIR"  # the upload directory's setting, set with the env prefix
         self.version = self._version()
         self.openapi_30 = self.version.startswith("3.0")
+        self.openapi_32 = self.version.startswith("3.2")  # its own constructs: see `v32`
         self.converter = SchemaConverter(self.resolve, self.openapi_30, self.warn)
         self.models = self._version_models()
 
@@ -56,23 +57,26 @@ class Reader:
                 "convert it to OpenAPI 3 first, e.g. with swagger2openapi",
             )
             raise GenerationError(self.diag.items)
-        if not isinstance(version, str) or not re.match(r"^3\.[01]\.\d+", version):
+        if not isinstance(version, str) or not re.match(r"^3\.[012]\.\d+", version):
             self.diag.error(
                 f"unsupported or missing `openapi` version: {version!r}",
                 "/openapi" if version is not None else "",
-                "mcpgen reads OpenAPI 3.0.x and 3.1.x",
+                "mcpgen reads OpenAPI 3.0.x, 3.1.x and 3.2.x",
             )
             raise GenerationError(self.diag.items)
         return version
 
     def _version_models(self) -> Any:
-        """openapi-pydantic's models for this version (the only importer of openapi-pydantic)."""
+        """openapi-pydantic's models for this version (the only importer of openapi-pydantic).
+        It knows 3.0 and 3.1 only: a 3.2 document's objects are checked with the 3.1 models
+        (the same JSON Schema dialect, and every 3.1 object has kept its shape), each seen
+        through `v32.as_31` first, which puts its 3.2-only values in 3.1 terms."""
         from openapi_pydantic.v3 import v3_0, v3_1  # openapi_pydantic.v3 loads both anyway
 
         return v3_0 if self.openapi_30 else v3_1
 
-    def warn(self, message: str, pointer: str) -> None:
-        self.diag.warning(message, pointer)
+    def warn(self, message: str, pointer: str, hint: str = "") -> None:
+        self.diag.warning(message, pointer, hint)
 
     def resolve(self, ref: str) -> Any:
         """The node a local `#/...` reference points at; KeyError if none.

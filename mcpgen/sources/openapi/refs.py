@@ -33,6 +33,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from mcpgen.diagnostics import Diagnostic, Diagnostics, GenerationError, Level, join_pointer
 from mcpgen.sources.openapi.document import load_document, parse_text
+from mcpgen.sources.openapi.v32 import rebase
 
 SPEC_SUFFIXES = (".json", ".yaml", ".yml")
 REMOTE_DEADLINE = 30.0  # seconds for one remote fetch: connecting, redirects, headers and body
@@ -64,6 +65,9 @@ class _Bundler:
     read: list[str] = field(default_factory=list)  # every file and URL read, as diagnostics name them
     names: dict[tuple[str, str], str] = field(default_factory=dict)  # (file, fragment) -> component name
     schemas: dict[str, Any] = field(default_factory=dict)  # the root's components/schemas
+    # The root's `$self` (OpenAPI 3.2): the base its references resolve against; a URI under
+    # its folder is read from the spec's folder tree, the document's own URI is the document.
+    self_uri: str | None = None
 
     # -- walking ------------------------------------------------------------
 
@@ -144,6 +148,11 @@ class _Bundler:
                       "write it as file.yaml#/path/to/node")
         if not address:
             return file, fragment
+        if self.self_uri is not None and file is self.root:
+            rebased = rebase(address, self.self_uri)
+            if rebased == "":
+                return self.root, fragment
+            address = address if rebased is None else rebased
         scheme = urlsplit(address).scheme.lower()
         if _is_url(file.location) and not scheme:
             location = urljoin(file.location, address)
@@ -306,16 +315,17 @@ def fetch_bounded(url: str, deadline: float, max_bytes: int) -> bytes:
 
 def bundle(
     document: dict[str, Any], path: Path, diagnostics: Diagnostics, allow_remote: bool = False,
-    allow_outside: bool = False, read: list[str] | None = None,
+    allow_outside: bool = False, read: list[str] | None = None, self_uri: str | None = None,
 ) -> dict[str, Any]:
     """`document` (loaded from `path`) with every external ref resolved; unchanged if it has none.
-    The files (and URLs) read for it are appended to `read`, as diagnostics name them."""
+    The files (and URLs) read for it are appended to `read`, as diagnostics name them.
+    `self_uri`: the document's `$self`, the base URI its references resolve against."""
     if not _has_external_ref(document):
         return document
     root = _File(str(path.resolve()), diagnostics.file or path.name, document, diagnostics)
     components = document.get("components")
     existing = components.get("schemas") if isinstance(components, dict) else None
-    bundler = _Bundler(root, diagnostics, allow_remote, allow_outside)
+    bundler = _Bundler(root, diagnostics, allow_remote, allow_outside, self_uri=self_uri)
     if isinstance(existing, dict):
         bundler.schemas.update(existing)
     try:

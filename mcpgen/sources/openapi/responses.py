@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpgen.diagnostics import join_pointer
-from mcpgen.ir import JsonSchema, ResponseKind
+from mcpgen.ir import JsonSchema, ResponseKind, StreamFormat
 from mcpgen.schema.convert import hoist_defs, is_object_schema, merge_all_of
 from mcpgen.schema.output import accepts_empty_object, bound_output_schema, relax_output_schema, with_content_id
+from mcpgen.sources.openapi import v32
 from mcpgen.sources.openapi.bodies import is_json
 from mcpgen.sources.openapi.reader import Operation, Reader
 
@@ -27,6 +28,8 @@ class Response:
     python_type: str = "Any"
     component: str | None = None
     is_list: bool = False
+    stream: StreamFormat | None = None  # a sequential response (3.2), read item by item
+    stream_media: str = ""
 
 
 def response(reader: Reader, op: Operation) -> Response:
@@ -40,7 +43,11 @@ def response(reader: Reader, op: Operation) -> Response:
     content = node.get("content") if isinstance(node, dict) else None
     if not isinstance(content, dict) or not content:
         return Response(kind="empty", python_type="None")
+    _check_item_schemas(reader, content, pointer)
     json_media = next((m for m in content if is_json(m)), None)
+    streamed = next((m for m in content if v32.stream_format(m)), None) if reader.openapi_32 else None
+    if json_media is None and streamed is not None:
+        return _stream(reader, streamed, content[streamed], join_pointer(pointer, "content", streamed))
     if json_media is None:
         media = next(iter(content))
         kind: ResponseKind = "text" if media.startswith("text/") or media.endswith(("+xml", "/xml")) else "binary"
@@ -68,6 +75,49 @@ def response(reader: Reader, op: Operation) -> Response:
         reader.warn("the response schema admits no object, even relaxed; the tool is served without an outputSchema", pointer)
         return Response(component=component, is_list=is_list)
     return Response(with_content_id(schema), wraps, "json", "Any", component, is_list)
+
+
+def _check_item_schemas(reader: Reader, content: dict[str, Any], pointer: str) -> None:
+    """`itemSchema` where it cannot apply is a warning: in a 3.0/3.1 document, or on a media
+    type that is not sequential (the whole response is then what `schema` says)."""
+    for media, node in content.items():
+        if not isinstance(node, dict) or "itemSchema" not in node:
+            continue
+        where = join_pointer(pointer, "content", media, "itemSchema")
+        if not reader.openapi_32:
+            reader.warn("`itemSchema` is an OpenAPI 3.2 field; ignored in this document", where)
+        elif v32.stream_format(media) is None:
+            reader.warn(
+                f"`itemSchema` on {media!r}, which mcpgen does not read as a sequence (JSON Lines, JSON Seq and "
+                "server-sent events are); ignored", where,
+            )
+
+
+def _stream(reader: Reader, media: str, node: Any, pointer: str) -> Response:
+    """A sequential response: each item (a JSON value, or an event `{data, event, id, retry}`)
+    described by `itemSchema` (else `schema`'s `items`, else anything), relaxed like any
+    response schema; the result is the items read, and whether the stream was read to its end."""
+    node = node if isinstance(node, dict) else {}
+    raw, raw_pointer = node.get("itemSchema"), join_pointer(pointer, "itemSchema")
+    whole = node.get("schema")
+    if raw is None and isinstance(whole, dict) and isinstance(whole.get("items"), dict):
+        raw, raw_pointer = whole["items"], join_pointer(pointer, "schema", "items")
+    item = merge_all_of(reader.converter.convert(raw, raw_pointer, "response")) if raw is not None else {}
+    item = bound_output_schema(relax_output_schema(item), reader.output_budget) if item else {}
+    inner, defs = hoist_defs(item)
+    items: JsonSchema = {"type": "array", "items": inner} if inner else {"type": "array"}
+    schema: JsonSchema = {
+        "type": "object",
+        "properties": {
+            "items": items,
+            "complete": {"type": "boolean", "description": "whether the stream was read to its end"},
+            "note": {"type": "string", "description": "why reading stopped early"},
+        },
+    }
+    if defs:
+        schema["$defs"] = defs
+    fmt = v32.stream_format(media)
+    return Response(with_content_id(schema), False, "json", "Any", stream=fmt, stream_media=media)
 
 
 def _component(raw: Any) -> tuple[str | None, bool]:

@@ -35,6 +35,7 @@ def security_schemes(reader: Reader, prefix: str) -> dict[str, SecurityScheme]:
         scheme = _security_scheme(reader, name, node, plain, pointer)
         if scheme is None:
             continue
+        scheme = _v32_fields(reader, name, node, pointer, scheme)
         if any(v in taken or naming.is_server_setting(prefix, v) for v in scheme.env_vars):
             hashed = naming.credential_base(prefix, name, hashed=True)
             scheme = dataclasses.replace(scheme, env_vars=tuple(hashed + v[len(plain):] for v in scheme.env_vars))
@@ -77,6 +78,46 @@ def _security_scheme(reader: Reader, name: str, node: dict[str, Any], var: str, 
         return SecurityScheme(name, "bearer", "header", "Authorization", (var,), text)
     reader.warn(f"security scheme {name!r} of type {kind!r} is not supported; ignored", pointer)
     return None
+
+
+def _v32_fields(reader: Reader, name: str, node: dict[str, Any], pointer: str, scheme: SecurityScheme) -> SecurityScheme:
+    """OpenAPI 3.2's scheme fields: `deprecated` (the scheme still used, and said so), the OAuth2
+    device authorization flow and `oauth2MetadataUrl` (recorded; the server runs neither)."""
+    fields: dict[str, Any] = {k: node[k] for k in ("deprecated", "oauth2MetadataUrl") if k in node}
+    flows = node.get("flows")
+    device = flows.get("deviceAuthorization") if isinstance(flows, dict) else None
+    if device is not None:
+        fields["flows/deviceAuthorization"] = device
+    if not fields:
+        return scheme
+    if not reader.openapi_32:
+        for key in fields:
+            reader.warn(f"security scheme {name!r}: `{key.rsplit('/', 1)[-1]}` is an OpenAPI 3.2 field; ignored",
+                        join_pointer(pointer, *key.split("/")))
+        return scheme
+    changes: dict[str, Any] = {}
+    if node.get("deprecated") is True:
+        reader.warn(f"security scheme {name!r} is deprecated by the API; it is still used when an operation "
+                    "accepts it", join_pointer(pointer, "deprecated"))
+        changes.update(deprecated=True, description=f"{scheme.description} (deprecated by the API)")
+    metadata = node.get("oauth2MetadataUrl")
+    if isinstance(metadata, str) and scheme.kind in ("oauth2", "bearer"):
+        changes["metadata_url"] = metadata
+        reader.warn(
+            f"security scheme {name!r}: oauth2MetadataUrl is recorded but not fetched; the flows come from the spec",
+            join_pointer(pointer, "oauth2MetadataUrl"),
+        )
+    if isinstance(device, dict):
+        url = device.get("deviceAuthorizationUrl")
+        changes["device_authorization_url"] = url if isinstance(url, str) else None
+        token = scheme.env_vars[0]
+        used = "its client credentials flow is used" if scheme.kind == "oauth2" else f"set {token} to a token obtained with it"
+        reader.warn(
+            f"security scheme {name!r}: the OAuth2 device authorization flow needs a person at a browser, and the "
+            f"server does not run it; {used}",
+            join_pointer(pointer, "flows", "deviceAuthorization"),
+        )
+    return dataclasses.replace(scheme, **changes)
 
 
 def scheme_env_vars(scheme: SecurityScheme) -> list[EnvVar]:

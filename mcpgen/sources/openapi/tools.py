@@ -11,6 +11,7 @@ from mcpgen.ir import Annotations, BodyField, HttpBody, HttpParam, HttpRoute, Js
 from mcpgen.schema.convert import SchemaTooLarge, hoist_defs
 from mcpgen.schema.portable import split_type_unions
 from mcpgen.sources.openapi import bodies, parameters, security
+from mcpgen.sources.openapi.operations import wire_method
 from mcpgen.sources.openapi.reader import Operation, Reader, text
 from mcpgen.sources.openapi.responses import response
 
@@ -18,7 +19,7 @@ _MAX_DESCRIPTION = 4000
 # JSON nesting of one tool schema: the MCP SDK's pydantic serializer gives up near 250
 # levels, which would break tools/list for every tool of the server.
 _MAX_SCHEMA_DEPTH = 200
-_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+_SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "QUERY")  # QUERY: safe and idempotent (OpenAPI 3.2, RFC draft)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +127,11 @@ def _tool(
     route_params, route_body = _route_arguments(reader, op, param_arguments, body_arguments, defs)
     result = response(reader, op)
     summary = text(op.node.get("summary"))
-    method = op.method.upper()
+    method = wire_method(op.method)
     return Tool(
         name=name,
         title=summary[:200] if summary else None,
-        description=_description(op, summary),
+        description=_description(op, summary, result.stream_media),
         input_schema=input_schema,
         output_schema=result.output_schema,
         wraps_result=result.wraps,
@@ -152,6 +153,7 @@ def _tool(
             response_model_module=None,
             response_component=result.component,
             response_is_list=result.is_list,
+            response_stream=result.stream,
         ),
     )
 
@@ -194,7 +196,7 @@ def _route_arguments(
     route_params = tuple(
         HttpParam(
             a.param.wire, a.argument, a.param.location, a.param.required, a.param.style, a.param.explode,
-            next(idents), python_type(a.schema, defs),
+            next(idents), python_type(a.schema, defs), a.param.content_type,
         )
         for a in param_arguments
     )
@@ -221,14 +223,19 @@ def _encoding(encoding: bodies.Encoding | None) -> tuple[str | None, bool | None
     return (None, None, None) if encoding is None else (encoding.style, encoding.explode, encoding.content_type)
 
 
-def _description(op: Operation, summary: str) -> str:
+def _description(op: Operation, summary: str, stream_media: str = "") -> str:
     body = text(op.node.get("description"))
     parts = [p for p in (summary, body) if p]
     if summary and body.startswith(summary):
         parts = [body]
     if op.node.get("deprecated") is True:
         parts.append("Deprecated.")
-    parts.append(f"HTTP {op.method.upper()} {op.path}")
+    if stream_media:
+        parts.append(
+            f"Streams its response ({stream_media}): each item arrives as a progress notification when the call "
+            "asks for progress; the result lists the items read."
+        )
+    parts.append(f"HTTP {wire_method(op.method)} {op.path}")
     joined = "\n\n".join(parts)
     if len(joined) > _MAX_DESCRIPTION:
         joined = joined[: _MAX_DESCRIPTION - 1] + "…"
@@ -236,8 +243,8 @@ def _description(op: Operation, summary: str) -> str:
 
 
 def method_annotations(method: str) -> Annotations:
-    """All four hints, from the HTTP method's semantics (RFC 9110 §9.2): GET, HEAD and OPTIONS
-    read; PUT and DELETE are idempotent and change or remove what is there; POST, PATCH
+    """All four hints, from the HTTP method's semantics (RFC 9110 §9.2): GET, HEAD, OPTIONS
+    (and QUERY, a GET with a body) read; PUT and DELETE are idempotent and change or remove what is there; POST, PATCH
     (and anything else) may change anything, and twice is not once. Every tool reaches the
     API, an open world. mcpgen.toml's `[tools.<name>] annotations` override them."""
     if method in _SAFE_METHODS:
