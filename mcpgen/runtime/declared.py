@@ -17,7 +17,9 @@ from typing import Literal
 # (`streams`: OpenAPI 3.2 sequential media types), or servers whose tools are grouped in
 # toolsets (`toolsets`); `project`: listed with the
 # project's own variables, by the source that knows when they apply.
-Scope = Literal["all", "openapi", "python", "uploads", "sends_bytes", "streams", "project", "code", "toolsets"]
+Scope = Literal[
+    "all", "openapi", "python", "uploads", "sends_bytes", "streams", "project", "code", "toolsets"
+]
 Kind = Literal["seconds", "bytes", "count", "flag", "choice", "text", "list", "url", "path", "rate"]
 
 

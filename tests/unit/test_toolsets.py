@@ -63,8 +63,8 @@ DOCUMENT = spec(
         "/gists": {"get": op("listGists", "gists"), "post": op("createGist", "gists")},
         "/meta": {"get": op("getMeta")},
     },
-    # 3.1: this base reads no 3.2 document yet; a tag's `parent` is read whatever the version.
-    version="3.1.0",
+    # 3.2: tag `parent` is a 3.2 field (a 3.1 document's is ignored with a warning).
+    version="3.2.0",
     tags=[{"name": "repos"}, {"name": "pulls", "parent": "repos", "kind": "nav"}, {"name": "gists"}],
 )
 
