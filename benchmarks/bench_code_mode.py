@@ -156,23 +156,32 @@ def result_bytes(result: types.CallToolResult) -> int:
     return len(result.model_dump_json(by_alias=True, exclude_none=True).encode())
 
 
+class Model:
+    """The scripted model's side of a session: each tool call is a round trip, and what it reads
+    is the result's bytes."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session, self.trips, self.read = session, 0, 0
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        self.trips += 1
+        result = await self.session.call_tool(name, arguments)
+        self.read += result_bytes(result)
+        if result.is_error:
+            raise RuntimeError(f"{name}: {result.content}")
+        return result
+
+
 async def task(mode: str, out: Path, package: str, base_url: str) -> dict[str, Any]:
     repos_tool = tool_name(out, package, "GET", "/orgs/{org}/repos")
     issues_tool = tool_name(out, package, "GET", "/repos/{owner}/{repo}/issues")
     prefix = package.removesuffix("_mcp").upper()
     env = {f"{prefix}_BASE_URL": base_url, f"{prefix}_AUDIT_LOG": "off"}
-    trips, read, counts = 0, 0, {}
+    counts: dict[str, int] = {}
     async with stdio_client(params(out, package, **env)) as (rd, wr), ClientSession(rd, wr) as session:
         await session.initialize()
-
-        async def call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-            nonlocal trips, read
-            trips += 1
-            result = await session.call_tool(name, arguments)
-            read += result_bytes(result)
-            if result.is_error:
-                raise RuntimeError(f"{name}: {result.content}")
-            return result
+        model = Model(session)
+        call = model.call
 
         def value(result: types.CallToolResult) -> Any:
             data = result.structured_content
@@ -201,7 +210,7 @@ async def task(mode: str, out: Path, package: str, base_url: str) -> dict[str, A
                 issues = value(await run(issues_tool, {"owner": ORG, "repo": repo["name"], "state": "open",
                                                        "labels": "bug"}))
                 counts[repo["name"]] = len(issues)
-    return {"round_trips": trips, "bytes_read": read, "counts": counts}
+    return {"round_trips": model.trips, "bytes_read": model.read, "counts": counts}
 
 
 # -- the peer: FastMCP's CodeMode ------------------------------------------------------------
@@ -272,18 +281,10 @@ async def peer_ranking(python: Path, names: dict[str, str]) -> list[int | None]:
 
 async def peer_task(python: Path, base_url: str, names: dict[str, str], repos_tool: str, issues_tool: str) -> dict[str, Any]:
     repos, issues = names[repos_tool], names[issues_tool]
-    trips, read = 0, 0
     async with stdio_client(peer_params(python, "github", base_url)) as (rd, wr), ClientSession(rd, wr) as session:
         await session.initialize()
-
-        async def call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-            nonlocal trips, read
-            trips += 1
-            result = await session.call_tool(name, arguments)
-            read += result_bytes(result)
-            if result.is_error:
-                raise RuntimeError(f"{name}: {result.content}")
-            return result
+        model = Model(session)
+        call = model.call
 
         await call("search", {"query": "list organization repositories", "limit": 3})
         await call("search", {"query": "list repository issues labels", "limit": 3})
@@ -300,7 +301,7 @@ async def peer_task(python: Path, base_url: str, names: dict[str, str], repos_to
         result = await call("execute", {"code": code})
     data = result.structured_content
     counts = data.get("result", data) if isinstance(data, dict) else json.loads(result.content[0].text)  # type: ignore[union-attr]
-    return {"round_trips": trips, "bytes_read": read, "counts": counts}
+    return {"round_trips": model.trips, "bytes_read": model.read, "counts": counts}
 
 
 # A task in the model's words -> the GitHub operation it needs (for the ranking figures).
